@@ -1,0 +1,17 @@
+// --definitions DIR (repeatable): directories whose definitions extend or override the embedded catalog.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mapper/catalog.h"
+
+namespace wm::cli {
+
+// Removes "--definitions DIR" pairs from `args`; `dirs` gets the directories.
+bool take_definition_dirs(std::vector<std::string>& args, std::vector<std::string>& dirs);
+// The embedded catalog merged with `dirs`; prints problems to stderr and returns nothing on any.
+std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs);
+
+}  // namespace wm::cli

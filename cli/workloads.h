@@ -1,0 +1,25 @@
+// Reads manifest files and hands each object, with its definition (if any), to a callback.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mapper/catalog.h"
+#include "mapper/documents.h"
+#include "mapper/value.h"
+
+namespace wm::cli {
+
+struct Workload {
+  const SourceDocument& source;
+  ObjectDocument& doc;
+  std::string api_version, kind, name;
+  Catalog::Match match;  // match.definition is null for kinds the catalog does not know
+};
+
+// Returns the number of files or documents that could not be read or parsed (reported on stderr).
+int for_each_workload(const std::vector<std::string>& files, const Catalog& catalog,
+                      const std::function<void(Workload&)>& each);
+
+}  // namespace wm::cli

@@ -1,0 +1,97 @@
+#include "mapper/catalog.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "mapper/definition_loader.h"
+#include "mapper/embedded_definitions.h"
+
+namespace wm {
+
+namespace {
+
+void load_into(Catalog& catalog, const std::string& text, const std::string& file, Diagnostics& errors) {
+  DefinitionLoad load = load_definitions(text, file);
+  errors.insert(errors.end(), load.errors.begin(), load.errors.end());
+  for (auto& d : load.definitions) catalog.add(std::move(d), errors);
+}
+
+bool same_kind(const GroupVersionKind& a, const GroupVersionKind& b) {
+  return a.group == b.group && a.version == b.version && a.kind == b.kind;
+}
+
+}  // namespace
+
+Catalog Catalog::embedded(Diagnostics& errors) {
+  Catalog catalog;
+  for (const auto& file : embedded_definition_files()) load_into(catalog, std::string(file.text), std::string(file.name), errors);
+  return catalog;
+}
+
+Catalog Catalog::from_directory(const std::string& dir, Diagnostics& errors) {
+  Catalog catalog;
+  std::error_code ec;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    auto ext = entry.path().extension();
+    if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) files.push_back(entry.path());
+  }
+  if (ec) {
+    errors.push_back({dir, 0, "", "cannot read the directory: " + ec.message()});
+    return catalog;
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      errors.push_back({path.string(), 0, "", "cannot read the file"});
+      continue;
+    }
+    load_into(catalog, text.str(), path.string(), errors);
+  }
+  return catalog;
+}
+
+void Catalog::add(Definition definition, Diagnostics& errors) {
+  for (const auto& d : definitions_)
+    if (same_kind(d->gvk, definition.gvk)) {
+      errors.push_back({definition.file, definition.root().line, "spec.structureDefinition.rootComponent.kind",
+                        definition.gvk.str() + " is already defined in " + d->file});
+      return;
+    }
+  definitions_.push_back(std::make_shared<const Definition>(std::move(definition)));
+}
+
+std::vector<std::string> Catalog::merge(Catalog&& other) {
+  std::vector<std::string> replaced;
+  for (auto& d : other.definitions_) {
+    auto it = std::find_if(definitions_.begin(), definitions_.end(),
+                           [&](const auto& mine) { return same_kind(mine->gvk, d->gvk); });
+    if (it != definitions_.end()) {
+      replaced.push_back(d->gvk.str());
+      *it = std::move(d);
+    } else {
+      definitions_.push_back(std::move(d));
+    }
+  }
+  return replaced;
+}
+
+Catalog::Match Catalog::find(std::string_view api_version, std::string_view kind) const {
+  auto slash = api_version.find('/');
+  std::string_view group = slash == std::string_view::npos ? std::string_view{} : api_version.substr(0, slash);
+  std::string_view version = slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);
+  Match fallback;
+  for (const auto& d : definitions_) {
+    if (d->gvk.kind != kind || d->gvk.group != group) continue;
+    if (d->gvk.version == version) return {d.get(), false};
+    if (!fallback.definition) fallback = {d.get(), true};
+  }
+  return fallback;
+}
+
+}  // namespace wm

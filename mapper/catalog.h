@@ -1,0 +1,38 @@
+// The set of definitions the mapper knows, looked up by an object's apiVersion and kind.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mapper/definition.h"
+#include "mapper/diagnostic.h"
+
+namespace wm {
+
+class Catalog {
+ public:
+  // The definitions compiled into the binary (definitions/ at build time).
+  static Catalog embedded(Diagnostics& errors);
+  // Every *.yaml / *.yml file in `dir` (not recursive), in name order.
+  static Catalog from_directory(const std::string& dir, Diagnostics& errors);
+
+  // Adds or replaces (same group/version/kind) definitions; returns the kinds it replaced.
+  std::vector<std::string> merge(Catalog&& other);
+  void add(Definition definition, Diagnostics& errors);
+
+  struct Match {
+    const Definition* definition = nullptr;
+    bool other_version = false;  // no definition for this version: one for another version of the kind
+  };
+  Match find(std::string_view api_version, std::string_view kind) const;
+
+  const std::vector<std::shared_ptr<const Definition>>& definitions() const { return definitions_; }
+  size_t size() const { return definitions_.size(); }
+
+ private:
+  std::vector<std::shared_ptr<const Definition>> definitions_;
+};
+
+}  // namespace wm

@@ -1,0 +1,95 @@
+// A workload type's definition, in the format of NVIDIA Workload Map's Karta CRD
+// (apiVersion run.ai/v1alpha1, kind Karta). Every path is a jq expression evaluated over the whole
+// object; streams from a component's paths line up by position (the i-th pod template goes with the
+// i-th replica count and the i-th instance id).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mapper/path_expression.h"
+
+namespace wm {
+
+using Path = std::shared_ptr<const PathExpression>;  // null when the field is not set
+
+struct GroupVersionKind {
+  std::string group, version, kind;
+  std::string api_version() const { return group.empty() ? version : group + "/" + version; }
+  std::string str() const { return kind + "." + (group.empty() ? "core" : group) + "/" + version; }
+};
+
+struct FragmentedPodSpec {
+  Path scheduler_name, labels, annotations, resources, resource_claims, pod_affinity, node_affinity, containers,
+      container, priority_class_name, image, affinity;
+};
+
+struct SpecDefinition {
+  Path pod_template_spec;  // a PodTemplateSpec (metadata + spec)
+  Path pod_spec;           // a PodSpec ...
+  Path metadata;           // ... and, optionally, the object holding its labels/annotations
+  std::optional<FragmentedPodSpec> fragmented;  // pod fields scattered over a custom spec
+};
+
+struct ScaleDefinition {
+  Path replicas, min_replicas, max_replicas;
+};
+
+struct ConditionMatch {
+  std::string type, status, reason;  // reason optional (empty)
+};
+
+struct StatusMatcher {
+  std::optional<std::string> by_phase;
+  std::vector<ConditionMatch> by_conditions;  // all must hold
+  Path by_expression;
+  std::string expected_result;
+};
+
+struct StatusDefinition {
+  Path phase;
+  Path conditions;
+  std::string type_field = "type", status_field = "status", message_field = "message", reason_field = "reason";
+  // state name (initializing, running, ...) -> matchers, any of which selects the state
+  std::vector<std::pair<std::string, std::vector<StatusMatcher>>> mappings;
+};
+
+struct ComponentDefinition {
+  std::string name;
+  std::optional<GroupVersionKind> kind;  // none: a logical grouping
+  std::string owner;                     // parent component; empty for the root
+  std::optional<SpecDefinition> spec;
+  std::optional<ScaleDefinition> scale;
+  Path instance_id;
+  std::optional<StatusDefinition> status;
+  int line = 0;
+
+  bool bears_pods() const { return spec.has_value(); }
+};
+
+struct PodGroupMember {
+  std::string component;
+  std::vector<std::string> group_by_key_paths;
+  std::vector<std::string> filters;
+};
+
+struct PodGroupDefinition {
+  std::string name;
+  std::vector<PodGroupMember> members;
+};
+
+struct Definition {
+  std::string name;  // metadata.name
+  std::string file;  // where it was read from, for messages
+  GroupVersionKind gvk;  // the root component's kind
+  std::vector<ComponentDefinition> components;  // root first, then children in file order
+  std::vector<PodGroupDefinition> pod_groups;
+
+  const ComponentDefinition& root() const { return components.front(); }
+  const ComponentDefinition* component(const std::string& name) const;
+};
+
+}  // namespace wm

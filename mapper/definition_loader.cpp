@@ -1,0 +1,428 @@
+#include "mapper/definition_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <initializer_list>
+#include <set>
+
+namespace wm {
+
+const ComponentDefinition* Definition::component(const std::string& name) const {
+  for (const auto& c : components)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+namespace {
+
+class Reader {
+ public:
+  Reader(std::string file, Diagnostics& errors) : file_(std::move(file)), errors_(errors) {}
+
+  void error(const YAML::Node& at, int fallback_line, const std::string& field, const std::string& message) {
+    int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
+    errors_.push_back({file_, line, field, message});
+  }
+
+  static int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
+
+  // A mapping whose keys are all in `allowed`; unknown keys are reported (they are usually typos).
+  bool map(const YAML::Node& node, const std::string& field, std::initializer_list<const char*> allowed) {
+    if (!node.IsMap()) {
+      error(node, 0, field, "must be a mapping");
+      return false;
+    }
+    for (const auto& entry : node) {
+      std::string key = entry.first.Scalar();
+      bool known = false;
+      for (const char* a : allowed) known = known || key == a;
+      if (!known) error(entry.first, line_of(node), field.empty() ? key : field + "." + key, "unknown field");
+    }
+    return true;
+  }
+
+  std::optional<std::string> string(const YAML::Node& parent, const char* key, const std::string& field,
+                                    bool required) {
+    YAML::Node node = parent[key];
+    std::string name = field.empty() ? key : field + "." + key;
+    if (!node.IsDefined() || node.IsNull()) {
+      if (required) error(parent, line_of(parent), name, "is required");
+      return std::nullopt;
+    }
+    if (!node.IsScalar()) {
+      error(node, line_of(parent), name, "must be a string");
+      return std::nullopt;
+    }
+    return node.Scalar();
+  }
+
+  Path path(const YAML::Node& parent, const char* key, const std::string& field, bool required = false) {
+    auto source = string(parent, key, field, required);
+    if (!source) return nullptr;
+    std::string name = field + "." + key;
+    if (source->empty()) {
+      error(parent[key], line_of(parent), name, "is an empty jq expression");
+      return nullptr;
+    }
+    std::string message;
+    auto compiled = PathExpression::compile(*source, message);
+    if (!compiled) {
+      error(parent[key], line_of(parent), name, "jq expression does not compile: " + message);
+      return nullptr;
+    }
+    return std::make_shared<const PathExpression>(std::move(*compiled));
+  }
+
+  // Calls `each` for every item of the sequence at parent[key], if present.
+  void sequence(const YAML::Node& parent, const char* key, const std::string& field,
+                const std::function<void(const YAML::Node&, const std::string&)>& each) {
+    YAML::Node node = parent[key];
+    if (!node.IsDefined() || node.IsNull()) return;
+    std::string name = field.empty() ? key : field + "." + key;
+    if (!node.IsSequence()) {
+      error(node, line_of(parent), name, "must be a list");
+      return;
+    }
+    for (size_t i = 0; i < node.size(); ++i) each(node[i], name + "[" + std::to_string(i) + "]");
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  Diagnostics& errors_;
+};
+
+const char* const kStates[] = {"initializing", "running", "completed", "failed",
+                               "degraded",     "suspended", "suspending", "resuming"};
+
+class DefinitionReader {
+ public:
+  DefinitionReader(Reader& r) : r_(r) {}
+
+  std::optional<Definition> read(const YAML::Node& doc) {
+    if (!r_.map(doc, "", {"apiVersion", "kind", "metadata", "spec"})) return std::nullopt;
+    auto api = r_.string(doc, "apiVersion", "", true);
+    auto kind = r_.string(doc, "kind", "", true);
+    if (api && *api != "run.ai/v1alpha1") r_.error(doc["apiVersion"], 0, "apiVersion", "must be run.ai/v1alpha1");
+    if (kind && *kind != "Karta") r_.error(doc["kind"], 0, "kind", "must be Karta");
+    Definition def;
+    def.file = r_.file();
+    YAML::Node metadata = doc["metadata"];
+    if (metadata.IsMap()) {
+      def.name = r_.string(metadata, "name", "metadata", true).value_or("");
+    } else {
+      r_.error(doc, 1, "metadata", "is required, with a name");
+    }
+    YAML::Node spec = doc["spec"];
+    if (!spec.IsDefined()) {
+      r_.error(doc, 1, "spec", "is required");
+      return std::nullopt;
+    }
+    if (!r_.map(spec, "spec", {"structureDefinition", "optimizationInstructions"})) return std::nullopt;
+    YAML::Node structure = spec["structureDefinition"];
+    if (!structure.IsDefined()) {
+      r_.error(spec, Reader::line_of(spec), "spec.structureDefinition", "is required");
+      return std::nullopt;
+    }
+    const std::string sd = "spec.structureDefinition";
+    if (!r_.map(structure, sd, {"rootComponent", "childComponents", "additionalChildKinds"})) return std::nullopt;
+    YAML::Node root = structure["rootComponent"];
+    if (!root.IsDefined()) {
+      r_.error(structure, Reader::line_of(structure), sd + ".rootComponent", "is required");
+      return std::nullopt;
+    }
+    def.components.push_back(component(root, sd + ".rootComponent", true));
+    r_.sequence(structure, "childComponents", sd,
+                [&](const YAML::Node& n, const std::string& f) { def.components.push_back(component(n, f, false)); });
+    r_.sequence(structure, "additionalChildKinds", sd, [&](const YAML::Node& n, const std::string& f) {
+      if (r_.map(n, f, {"group", "version", "kind"})) gvk(n, f, false);
+    });
+    if (def.components.front().kind) def.gvk = *def.components.front().kind;
+    check_structure(def, structure, sd);
+
+    YAML::Node optimization = spec["optimizationInstructions"];
+    if (optimization.IsDefined() && r_.map(optimization, "spec.optimizationInstructions", {"gangScheduling"})) {
+      YAML::Node gang = optimization["gangScheduling"];
+      const std::string gf = "spec.optimizationInstructions.gangScheduling";
+      if (gang.IsDefined() && r_.map(gang, gf, {"podGroups"}))
+        r_.sequence(gang, "podGroups", gf,
+                    [&](const YAML::Node& n, const std::string& f) { def.pod_groups.push_back(pod_group(n, f, def)); });
+    }
+    return def;
+  }
+
+ private:
+  std::optional<GroupVersionKind> gvk(const YAML::Node& node, const std::string& field, bool group_required) {
+    GroupVersionKind out;
+    auto group = r_.string(node, "group", field, false);
+    auto version = r_.string(node, "version", field, true);
+    auto kind = r_.string(node, "kind", field, true);
+    if (!version || !kind) return std::nullopt;
+    if (!group && group_required && *kind != "Pod")
+      r_.error(node, Reader::line_of(node), field + ".group", "is required (only the core Pod kind may omit it)");
+    out.group = group.value_or("");
+    out.version = *version;
+    out.kind = *kind;
+    return out;
+  }
+
+  ComponentDefinition component(const YAML::Node& node, const std::string& field, bool is_root) {
+    ComponentDefinition c;
+    c.line = Reader::line_of(node);
+    if (!r_.map(node, field,
+                {"name", "kind", "ownerRef", "specDefinition", "scaleDefinition", "instanceIdPath", "podSelector",
+                 "statusDefinition", "suspendDefinition"}))
+      return c;
+    c.name = r_.string(node, "name", field, false).value_or("");
+    if (c.name.empty()) r_.error(node, c.line, field + ".name", "component name is empty");
+    if (node["kind"].IsDefined()) {
+      const std::string kf = field + ".kind";
+      if (r_.map(node["kind"], kf, {"group", "version", "kind"})) c.kind = gvk(node["kind"], kf, true);
+    } else if (is_root) {
+      r_.error(node, c.line, field + ".kind", "the root component must name its group, version and kind");
+    }
+    auto owner = r_.string(node, "ownerRef", field, false);
+    if (is_root && owner) r_.error(node["ownerRef"], c.line, field + ".ownerRef", "the root component cannot have an owner");
+    if (!is_root && (!owner || owner->empty()))
+      r_.error(node, c.line, field + ".ownerRef", "child component '" + c.name + "' has no ownerRef");
+    c.owner = owner.value_or("");
+
+    if (node["specDefinition"].IsDefined()) c.spec = spec(node["specDefinition"], field + ".specDefinition", c.name);
+    if (node["scaleDefinition"].IsDefined()) {
+      const std::string sf = field + ".scaleDefinition";
+      YAML::Node s = node["scaleDefinition"];
+      if (r_.map(s, sf, {"replicasPath", "minReplicasPath", "maxReplicasPath"}))
+        c.scale = ScaleDefinition{r_.path(s, "replicasPath", sf), r_.path(s, "minReplicasPath", sf),
+                                  r_.path(s, "maxReplicasPath", sf)};
+    }
+    c.instance_id = r_.path(node, "instanceIdPath", field);
+    bool instance_selector = pod_selector(node["podSelector"], field + ".podSelector");
+    if (c.instance_id && !instance_selector)
+      r_.error(node["instanceIdPath"], c.line, field + ".instanceIdPath",
+               "component '" + c.name + "' has an instanceIdPath but its podSelector has no componentInstanceSelector");
+    if (!c.instance_id && instance_selector)
+      r_.error(node["podSelector"], c.line, field + ".podSelector.componentInstanceSelector",
+               "component '" + c.name + "' has a componentInstanceSelector but no instanceIdPath");
+    if (node["statusDefinition"].IsDefined()) c.status = status(node["statusDefinition"], field + ".statusDefinition");
+    if (is_root && !c.status)
+      r_.error(node, c.line, field + ".statusDefinition", "the root component must have a statusDefinition");
+    if (node["suspendDefinition"].IsDefined()) suspend(node["suspendDefinition"], field + ".suspendDefinition");
+    return c;
+  }
+
+  std::optional<SpecDefinition> spec(const YAML::Node& node, const std::string& field, const std::string& name) {
+    if (!r_.map(node, field, {"podTemplateSpecPath", "podSpecPath", "metadataPath", "fragmentedPodSpecDefinition"}))
+      return std::nullopt;
+    SpecDefinition s;
+    s.pod_template_spec = r_.path(node, "podTemplateSpecPath", field);
+    s.pod_spec = r_.path(node, "podSpecPath", field);
+    s.metadata = r_.path(node, "metadataPath", field);
+    std::vector<std::string> set;
+    if (node["podTemplateSpecPath"].IsDefined()) set.push_back("podTemplateSpecPath");
+    if (node["podSpecPath"].IsDefined()) set.push_back("podSpecPath");
+    if (node["fragmentedPodSpecDefinition"].IsDefined()) set.push_back("fragmentedPodSpecDefinition");
+    if (set.size() > 1)
+      r_.error(node, Reader::line_of(node), field,
+               "component '" + name + "' has both " + set[0] + " and " + set[1] + " (exactly one is allowed)");
+    if (set.empty())
+      r_.error(node, Reader::line_of(node), field,
+               "needs one of podTemplateSpecPath, podSpecPath or fragmentedPodSpecDefinition");
+    if (node["metadataPath"].IsDefined() && !node["podSpecPath"].IsDefined())
+      r_.error(node["metadataPath"], Reader::line_of(node), field + ".metadataPath", "goes with podSpecPath only");
+    YAML::Node f = node["fragmentedPodSpecDefinition"];
+    if (f.IsDefined()) {
+      const std::string ff = field + ".fragmentedPodSpecDefinition";
+      if (r_.map(f, ff,
+                 {"schedulerNamePath", "labelsPath", "annotationsPath", "resourcesPath", "resourceClaimsPath",
+                  "podAffinityPath", "nodeAffinityPath", "containersPath", "containerPath", "priorityClassNamePath",
+                  "imagePath", "affinityPath"})) {
+        FragmentedPodSpec p{r_.path(f, "schedulerNamePath", ff),  r_.path(f, "labelsPath", ff),
+                            r_.path(f, "annotationsPath", ff),    r_.path(f, "resourcesPath", ff),
+                            r_.path(f, "resourceClaimsPath", ff), r_.path(f, "podAffinityPath", ff),
+                            r_.path(f, "nodeAffinityPath", ff),   r_.path(f, "containersPath", ff),
+                            r_.path(f, "containerPath", ff),      r_.path(f, "priorityClassNamePath", ff),
+                            r_.path(f, "imagePath", ff),          r_.path(f, "affinityPath", ff)};
+        if (f.size() == 0) r_.error(f, Reader::line_of(f), ff, "maps no pod field");
+        s.fragmented = p;
+      }
+    }
+    return s;
+  }
+
+  // Pod selectors match running pods, which admission never sees; they are checked, not used.
+  bool pod_selector(const YAML::Node& node, const std::string& field) {
+    if (!node.IsDefined()) return false;
+    if (!r_.map(node, field, {"componentTypeSelector", "componentInstanceSelector", "replicaSelector"})) return false;
+    if (YAML::Node t = node["componentTypeSelector"]; t.IsDefined()) {
+      const std::string tf = field + ".componentTypeSelector";
+      if (r_.map(t, tf, {"keyPath", "value"})) {
+        r_.path(t, "keyPath", tf, true);
+        r_.string(t, "value", tf, false);
+      }
+    }
+    if (YAML::Node i = node["componentInstanceSelector"]; i.IsDefined()) {
+      const std::string inf = field + ".componentInstanceSelector";
+      if (r_.map(i, inf, {"idPath"})) r_.path(i, "idPath", inf, true);
+    }
+    if (YAML::Node rs = node["replicaSelector"]; rs.IsDefined()) {
+      const std::string rf = field + ".replicaSelector";
+      if (r_.map(rs, rf, {"keyPath"})) r_.path(rs, "keyPath", rf, true);
+    }
+    return node["componentInstanceSelector"].IsDefined();
+  }
+
+  // Suspend/resume actions write the object; admission never does, so they are checked, not used.
+  void suspend(const YAML::Node& node, const std::string& field) {
+    if (!r_.map(node, field, {"suspendActions", "resumeActions"})) return;
+    for (const char* key : {"suspendActions", "resumeActions"})
+      r_.sequence(node, key, field, [&](const YAML::Node& n, const std::string& f) {
+        if (r_.map(n, f, {"path", "value"})) {
+          r_.path(n, "path", f, true);
+          r_.string(n, "value", f, true);
+        }
+      });
+  }
+
+  std::optional<StatusDefinition> status(const YAML::Node& node, const std::string& field) {
+    if (!r_.map(node, field, {"phaseDefinition", "conditionsDefinition", "statusMappings"})) return std::nullopt;
+    StatusDefinition s;
+    if (YAML::Node p = node["phaseDefinition"]; p.IsDefined() && r_.map(p, field + ".phaseDefinition", {"path"}))
+      s.phase = r_.path(p, "path", field + ".phaseDefinition", true);
+    if (YAML::Node c = node["conditionsDefinition"]; c.IsDefined()) {
+      const std::string cf = field + ".conditionsDefinition";
+      if (r_.map(c, cf, {"path", "typeFieldName", "statusFieldName", "messageFieldName", "reasonFieldName"})) {
+        s.conditions = r_.path(c, "path", cf, true);
+        s.type_field = r_.string(c, "typeFieldName", cf, false).value_or("type");
+        s.status_field = r_.string(c, "statusFieldName", cf, false).value_or("status");
+        s.message_field = r_.string(c, "messageFieldName", cf, false).value_or("message");
+        s.reason_field = r_.string(c, "reasonFieldName", cf, false).value_or("reason");
+      }
+    }
+    YAML::Node m = node["statusMappings"];
+    const std::string mf = field + ".statusMappings";
+    if (!m.IsDefined()) {
+      r_.error(node, Reader::line_of(node), mf, "is required");
+      return s;
+    }
+    if (!r_.map(m, mf, {"initializing", "running", "completed", "failed", "degraded", "suspended", "suspending",
+                        "resuming"}))
+      return s;
+    for (const char* state : kStates) {
+      std::vector<StatusMatcher> matchers;
+      r_.sequence(m, state, mf, [&](const YAML::Node& n, const std::string& f) {
+        if (auto matcher = status_matcher(n, f, s)) matchers.push_back(std::move(*matcher));
+      });
+      if (!matchers.empty()) s.mappings.emplace_back(state, std::move(matchers));
+    }
+    return s;
+  }
+
+  std::optional<StatusMatcher> status_matcher(const YAML::Node& node, const std::string& field,
+                                              const StatusDefinition& s) {
+    if (!r_.map(node, field, {"byPhase", "byConditions", "byExpression"})) return std::nullopt;
+    StatusMatcher m;
+    m.by_phase = r_.string(node, "byPhase", field, false);
+    if (m.by_phase && !s.phase)
+      r_.error(node["byPhase"], 0, field + ".byPhase", "byPhase needs a phaseDefinition in this statusDefinition");
+    r_.sequence(node, "byConditions", field, [&](const YAML::Node& n, const std::string& f) {
+      if (!r_.map(n, f, {"type", "status", "reason"})) return;
+      m.by_conditions.push_back({r_.string(n, "type", f, true).value_or(""), r_.string(n, "status", f, true).value_or(""),
+                                 r_.string(n, "reason", f, false).value_or("")});
+    });
+    if (!m.by_conditions.empty() && !s.conditions)
+      r_.error(node["byConditions"], 0, field + ".byConditions",
+               "byConditions needs a conditionsDefinition in this statusDefinition");
+    if (YAML::Node e = node["byExpression"]; e.IsDefined()) {
+      const std::string ef = field + ".byExpression";
+      if (r_.map(e, ef, {"expression", "expectedResult"})) {
+        m.by_expression = r_.path(e, "expression", ef, true);
+        m.expected_result = r_.string(e, "expectedResult", ef, true).value_or("");
+      }
+    }
+    if (!m.by_phase && m.by_conditions.empty() && !node["byExpression"].IsDefined())
+      r_.error(node, Reader::line_of(node), field, "a matcher needs byPhase, byConditions or byExpression");
+    return m;
+  }
+
+  PodGroupDefinition pod_group(const YAML::Node& node, const std::string& field, const Definition& def) {
+    PodGroupDefinition g;
+    if (!r_.map(node, field, {"name", "members"})) return g;
+    g.name = r_.string(node, "name", field, true).value_or("");
+    r_.sequence(node, "members", field, [&](const YAML::Node& n, const std::string& f) {
+      if (!r_.map(n, f, {"componentName", "groupByKeyPaths", "filters"})) return;
+      PodGroupMember member;
+      member.component = r_.string(n, "componentName", f, true).value_or("");
+      if (!member.component.empty() && !def.component(member.component))
+        r_.error(n["componentName"], 0, f + ".componentName",
+                 "pod-group member component '" + member.component + "' is not defined");
+      for (auto [key, list] : {std::pair{"groupByKeyPaths", &member.group_by_key_paths}, {"filters", &member.filters}})
+        r_.sequence(n, key, f, [&, list = list](const YAML::Node& item, const std::string& itf) {
+          if (!item.IsScalar()) {
+            r_.error(item, 0, itf, "must be a jq expression");
+            return;
+          }
+          std::string message;
+          if (!PathExpression::compile(item.Scalar(), message))
+            r_.error(item, 0, itf, "jq expression does not compile: " + message);
+          list->push_back(item.Scalar());
+        });
+      g.members.push_back(std::move(member));
+    });
+    if (g.members.empty()) r_.error(node, Reader::line_of(node), field + ".members", "a pod group needs members");
+    return g;
+  }
+
+  void check_structure(const Definition& def, const YAML::Node& structure, const std::string& field) {
+    std::set<std::string> seen;
+    for (const auto& c : def.components) {
+      if (!c.name.empty() && !seen.insert(c.name).second)
+        r_.error(structure, c.line, field, "component name '" + c.name + "' is not unique");
+    }
+    for (const auto& c : def.components) {
+      if (c.owner.empty()) continue;
+      if (!def.component(c.owner)) {
+        r_.error(structure, c.line, field + ".childComponents",
+                 "child component '" + c.name + "' has ownerRef to non-existing component '" + c.owner + "'");
+        continue;
+      }
+      // Every owner chain must end at the root.
+      std::set<std::string> chain{c.name};
+      const ComponentDefinition* at = def.component(c.owner);
+      while (at && !at->owner.empty()) {
+        if (!chain.insert(at->name).second) {
+          r_.error(structure, c.line, field + ".childComponents",
+                   "ownership cycle detected involving component '" + c.name + "'");
+          break;
+        }
+        at = def.component(at->owner);
+      }
+    }
+  }
+
+  Reader& r_;
+};
+
+}  // namespace
+
+DefinitionLoad load_definitions(const std::string& text, const std::string& file) {
+  DefinitionLoad out;
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    out.errors.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "invalid YAML: " + e.msg});
+    return out;
+  }
+  for (const auto& doc : docs) {
+    if (doc.IsNull()) continue;
+    Reader reader(file, out.errors);
+    size_t before = out.errors.size();
+    auto def = DefinitionReader(reader).read(doc);
+    if (def && out.errors.size() == before) out.definitions.push_back(std::move(*def));
+  }
+  return out;
+}
+
+}  // namespace wm

@@ -1,0 +1,16 @@
+// The definitions/ catalog, compiled into the binary by cmake/embed_definitions.cmake.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace wm {
+
+struct EmbeddedFile {
+  std::string_view name;  // e.g. definitions/jobset.yaml
+  std::string_view text;
+};
+
+std::span<const EmbeddedFile> embedded_definition_files();
+
+}  // namespace wm

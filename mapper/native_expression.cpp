@@ -1,0 +1,484 @@
+#include "mapper/native_expression.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "mapper/json_pointer.h"
+#include "mapper/json_writer.h"
+
+namespace wm {
+
+struct NativeNode {
+  enum class Type { Identity, Field, Index, Iterate, Keys, Try, Literal, Pipe, Alternative, Arithmetic } type;
+  std::string name;   // Field
+  long index = 0;     // Index (never negative: jq's path() of a negative index is not a pointer); Keys: 1 = sorted
+  char op = 0;        // Arithmetic: + - * /
+  std::shared_ptr<const NativeNode> lhs, rhs;  // Pipe, Alternative, Arithmetic; Field/Index/Iterate: lhs is the base
+  std::shared_ptr<simdjson::dom::document> literal;
+};
+
+namespace {
+
+using NodePtr = std::shared_ptr<const NativeNode>;
+
+NodePtr make(NativeNode node) { return std::make_shared<const NativeNode>(std::move(node)); }
+
+class Parser {
+ public:
+  explicit Parser(const std::string& text) : s_(text) {}
+
+  NodePtr parse() {
+    NodePtr node = pipe();
+    skip_space();
+    if (!node || pos_ != s_.size()) return nullptr;
+    return node;
+  }
+
+ private:
+  void skip_space() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool eat(std::string_view token) {
+    skip_space();
+    if (s_.compare(pos_, token.size(), token) != 0) return false;
+    pos_ += token.size();
+    return true;
+  }
+  bool peek(char c) {
+    skip_space();
+    return pos_ < s_.size() && s_[pos_] == c;
+  }
+
+  NodePtr pipe() {
+    NodePtr left = alternative();
+    while (left && eat("|")) {
+      NodePtr right = alternative();
+      if (!right) return nullptr;
+      left = make({NativeNode::Type::Pipe, {}, 0, 0, left, right, nullptr});
+    }
+    return left;
+  }
+
+  // `a // b // c` is right-associative in jq.
+  NodePtr alternative() {
+    NodePtr left = additive();
+    if (left && eat("//")) {
+      NodePtr right = alternative();
+      if (!right) return nullptr;
+      return make({NativeNode::Type::Alternative, {}, 0, 0, left, right, nullptr});
+    }
+    return left;
+  }
+
+  NodePtr additive() {
+    NodePtr left = multiplicative();
+    while (left) {
+      skip_space();
+      if (pos_ >= s_.size() || (s_[pos_] != '+' && s_[pos_] != '-')) break;
+      char op = s_[pos_++];
+      NodePtr right = multiplicative();
+      if (!right) return nullptr;
+      left = make({NativeNode::Type::Arithmetic, {}, 0, op, left, right, nullptr});
+    }
+    return left;
+  }
+
+  NodePtr multiplicative() {
+    NodePtr left = postfix();
+    while (left) {
+      skip_space();
+      if (pos_ >= s_.size() || s_[pos_] != '*') {
+        // A single '/' divides; "//" is the alternative operator.
+        if (!(pos_ < s_.size() && s_[pos_] == '/' && (pos_ + 1 >= s_.size() || s_[pos_ + 1] != '/'))) break;
+      }
+      char op = s_[pos_++];
+      NodePtr right = postfix();
+      if (!right) return nullptr;
+      left = make({NativeNode::Type::Arithmetic, {}, 0, op, left, right, nullptr});
+    }
+    return left;
+  }
+
+  NodePtr postfix() { return postfix_more(primary()); }
+
+  NodePtr postfix_more(NodePtr base) {
+    while (base) {
+      skip_space();
+      if (pos_ >= s_.size()) break;
+      if (s_[pos_] == '[') {
+        base = bracket(base);
+      } else if (s_[pos_] == '.' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '[') {
+        ++pos_;
+        base = bracket(base);
+      } else if (s_[pos_] == '.' && pos_ + 1 < s_.size() &&
+                 (is_ident_start(s_[pos_ + 1]) || s_[pos_ + 1] == '"')) {
+        ++pos_;
+        base = field(base);
+      } else {
+        break;
+      }
+    }
+    // `term?` ends the term's stream quietly at its first error.
+    if (base && peek('?')) {
+      ++pos_;
+      return postfix_more(make({NativeNode::Type::Try, {}, 0, 0, base, nullptr, nullptr}));
+    }
+    return base;
+  }
+
+  NodePtr primary() {
+    skip_space();
+    if (pos_ >= s_.size()) return nullptr;
+    char c = s_[pos_];
+    if (c == '.') {
+      ++pos_;
+      NodePtr identity = make({NativeNode::Type::Identity, {}, 0, 0, nullptr, nullptr, nullptr});
+      if (pos_ < s_.size() && (is_ident_start(s_[pos_]) || s_[pos_] == '"')) return field(identity);
+      if (pos_ < s_.size() && s_[pos_] == '[') return bracket(identity);
+      if (pos_ < s_.size() && s_[pos_] == '.') return nullptr;  // `..` recursion
+      return identity;
+    }
+    // `keys[]` / `keys_unsorted[]`: the object's keys, one at a time.
+    for (const char* word : {"keys_unsorted", "keys"}) {
+      size_t n = std::strlen(word);
+      if (s_.compare(pos_, n, word) == 0 && s_.compare(pos_ + n, 2, "[]") == 0 &&
+          (pos_ + n + 2 >= s_.size() || !is_ident(s_[pos_ + n + 2]))) {
+        pos_ += n + 2;
+        return make({NativeNode::Type::Keys, {}, std::strcmp(word, "keys") == 0 ? 1 : 0, 0, nullptr, nullptr, nullptr});
+      }
+    }
+    if (c == '(') {
+      ++pos_;
+      NodePtr inner = pipe();
+      if (!inner || !eat(")")) return nullptr;
+      return inner;
+    }
+    return literal();
+  }
+
+  static bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+  static bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+  NodePtr field(NodePtr base) {
+    std::string name;
+    if (s_[pos_] == '"') {
+      if (!quoted(name)) return nullptr;
+    } else {
+      while (pos_ < s_.size() && is_ident(s_[pos_])) name.push_back(s_[pos_++]);
+      if (is_keyword(name)) return nullptr;
+    }
+    return make({NativeNode::Type::Field, std::move(name), 0, 0, base, nullptr, nullptr});
+  }
+
+  NodePtr bracket(NodePtr base) {
+    ++pos_;  // '['
+    skip_space();
+    if (eat("]")) return make({NativeNode::Type::Iterate, {}, 0, 0, base, nullptr, nullptr});
+    if (peek('"')) {
+      std::string name;
+      if (!quoted(name) || !eat("]")) return nullptr;
+      return make({NativeNode::Type::Field, std::move(name), 0, 0, base, nullptr, nullptr});
+    }
+    size_t start = pos_;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    if (start == pos_ || !eat("]")) return nullptr;
+    long index = std::strtol(s_.c_str() + start, nullptr, 10);
+    return make({NativeNode::Type::Index, {}, index, 0, base, nullptr, nullptr});
+  }
+
+  // Only escape-free strings: anything fancier (escapes, interpolation) goes to libjq.
+  bool quoted(std::string& out) {
+    ++pos_;
+    while (pos_ < s_.size() && s_[pos_] != '"') {
+      if (s_[pos_] == '\\') return false;
+      out.push_back(s_[pos_++]);
+    }
+    if (pos_ >= s_.size()) return false;
+    ++pos_;
+    return true;
+  }
+
+  static bool is_keyword(const std::string& word) {
+    static const char* const words[] = {"and", "or", "not", "if", "then", "else", "end", "as", "def", "reduce",
+                                        "foreach", "try", "catch", "label", "import", "include", "__loc__"};
+    for (const char* w : words)
+      if (word == w) return true;
+    return false;
+  }
+
+  NodePtr literal() {
+    size_t start = pos_;
+    std::string text;
+    if (s_[pos_] == '"') {
+      std::string value;
+      if (!quoted(value)) return nullptr;
+      text = json_string(value);
+    } else if (s_.compare(pos_, 2, "[]") == 0 || s_.compare(pos_, 2, "{}") == 0) {
+      text = s_.substr(pos_, 2);
+      pos_ += 2;
+    } else if (std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+      char* end = nullptr;
+      double number = std::strtod(s_.c_str() + pos_, &end);
+      pos_ = static_cast<size_t>(end - s_.c_str());
+      text = json_number(number);
+    } else {
+      std::string word;
+      while (pos_ < s_.size() && is_ident(s_[pos_])) word.push_back(s_[pos_++]);
+      if (word != "true" && word != "false" && word != "null") {
+        pos_ = start;
+        return nullptr;
+      }
+      text = word;
+    }
+    auto doc = std::make_shared<simdjson::dom::document>();
+    simdjson::dom::parser parser;
+    simdjson::dom::element ignored;
+    if (parser.parse_into_document(*doc, text.data(), text.size()).get(ignored) != simdjson::SUCCESS) return nullptr;
+    NativeNode node{NativeNode::Type::Literal, {}, 0, 0, nullptr, nullptr, doc};
+    return make(std::move(node));
+  }
+
+  const std::string& s_;
+  size_t pos_ = 0;
+};
+
+const char* type_name(const Value& v) {
+  if (v.computed) return v.computed_string ? "string" : "number";
+  switch (v.element.type()) {
+    case simdjson::dom::element_type::ARRAY: return "array";
+    case simdjson::dom::element_type::OBJECT: return "object";
+    case simdjson::dom::element_type::STRING: return "string";
+    case simdjson::dom::element_type::BOOL: return "boolean";
+    case simdjson::dom::element_type::NULL_VALUE: return "null";
+    default: return "number";
+  }
+}
+
+// A non-owning callable reference: keeps the recursive evaluator from instantiating itself forever.
+class Emit {
+ public:
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Emit>>>
+  Emit(F& f) : object_(&f), call_([](void* o, Value&& v) { return (*static_cast<F*>(o))(std::move(v)); }) {}
+  bool operator()(Value&& v) const { return call_(object_, std::move(v)); }
+
+ private:
+  void* object_;
+  bool (*call_)(void*, Value&&);
+};
+
+// Depth-first generator evaluation, as jq's backtracking does it: `emit` gets each output in jq's
+// order; the first error ends the stream.
+class Evaluator {
+ public:
+  Evaluator(bool want_pointers, EvalResult& result) : want_pointers_(want_pointers), result_(result) {}
+  bool unsupported = false;
+
+  bool eval(const NativeNode& node, const Value& in, Emit emit) {
+    using T = NativeNode::Type;
+    switch (node.type) {
+      case T::Identity: return emit(Value(in));
+      case T::Literal: {
+        Value v;
+        v.element = node.literal->root();
+        return emit(std::move(v));
+      }
+      case T::Field: {
+        auto next = [&](Value&& base) { return field(node.name, base, emit); };
+        return eval(*node.lhs, in, next);
+      }
+      case T::Index: {
+        auto next = [&](Value&& base) { return index(node.index, base, emit); };
+        return eval(*node.lhs, in, next);
+      }
+      case T::Iterate: {
+        auto next = [&](Value&& base) { return iterate(base, emit); };
+        return eval(*node.lhs, in, next);
+      }
+      case T::Keys: return keys(node.index == 1, in, emit);
+      case T::Try: {
+        bool downstream_failed = false;
+        auto guarded = [&](Value&& v) {
+          if (emit(std::move(v))) return true;
+          downstream_failed = true;
+          return false;
+        };
+        if (eval(*node.lhs, in, guarded)) return true;
+        if (downstream_failed || unsupported) return false;
+        result_.error.clear();  // the error was the term's own: swallow it and end its stream
+        return true;
+      }
+      case T::Pipe: {
+        auto next = [&](Value&& mid) { return eval(*node.rhs, mid, emit); };
+        return eval(*node.lhs, in, next);
+      }
+      case T::Alternative: {
+        bool any = false;
+        auto truthy = [&](Value&& v) {
+          if (!v.truthy()) return true;
+          any = true;
+          return emit(std::move(v));
+        };
+        bool ok = eval(*node.lhs, in, truthy);
+        if (!ok) return false;
+        if (any) return true;
+        return eval(*node.rhs, in, emit);
+      }
+      case T::Arithmetic: {
+        // jq runs the right operand in the outer loop and the left one inside it.
+        std::vector<Value> rights;
+        auto collect = [&](Value&& r) {
+          rights.push_back(std::move(r));
+          return true;
+        };
+        if (!eval(*node.rhs, in, collect)) return false;
+        for (const Value& r : rights) {
+          auto combine = [&](Value&& l) { return arithmetic(node.op, l, r, emit); };
+          if (!eval(*node.lhs, in, combine)) return false;
+        }
+        return true;
+      }
+    }
+    return fail("unknown node");
+  }
+
+ private:
+  bool fail(std::string message) {
+    result_.error = std::move(message);
+    return false;
+  }
+  bool unsupported_here() {
+    unsupported = true;
+    return false;
+  }
+
+  Value child(const Value& base, simdjson::dom::element element, std::string_view token) {
+    Value v;
+    v.element = element;
+    if (want_pointers_ && base.has_pointer) {
+      v.has_pointer = true;
+      v.pointer = base.pointer;
+      append_pointer_token(v.pointer, token);
+    }
+    return v;
+  }
+
+  bool field(const std::string& name, const Value& base, Emit emit) {
+    if (base.is_null()) return emit(child(base, ObjectDocument::null_element(), name));
+    simdjson::dom::object object;
+    if (base.computed || base.element.get_object().get(object) != simdjson::SUCCESS)
+      return fail(std::string("Cannot index ") + type_name(base) + " with \"" + name + "\"");
+    simdjson::dom::element found;
+    if (object.at_key(name).get(found) != simdjson::SUCCESS) found = ObjectDocument::null_element();
+    return emit(child(base, found, name));
+  }
+
+  bool index(long i, const Value& base, Emit emit) {
+    std::string token = want_pointers_ ? std::to_string(i) : std::string();
+    if (base.is_null()) return emit(child(base, ObjectDocument::null_element(), token));
+    simdjson::dom::array array;
+    if (base.computed || base.element.get_array().get(array) != simdjson::SUCCESS)
+      return fail(std::string("Cannot index ") + type_name(base) + " with number");
+    simdjson::dom::element found;
+    if (array.at(static_cast<size_t>(i)).get(found) != simdjson::SUCCESS) found = ObjectDocument::null_element();
+    return emit(child(base, found, token));
+  }
+
+  bool iterate(const Value& base, Emit emit) {
+    if (!base.computed) {
+      simdjson::dom::array array;
+      if (base.element.get_array().get(array) == simdjson::SUCCESS) {
+        size_t i = 0;
+        for (simdjson::dom::element item : array) {
+          if (!emit(child(base, item, want_pointers_ ? std::to_string(i) : std::string()))) return false;
+          ++i;
+        }
+        return true;
+      }
+      simdjson::dom::object object;
+      if (base.element.get_object().get(object) == simdjson::SUCCESS) {
+        for (auto [key, item] : object)
+          if (!emit(child(base, item, key))) return false;
+        return true;
+      }
+    }
+    return fail(std::string("Cannot iterate over ") + type_name(base));
+  }
+
+  bool keys(bool sorted, const Value& base, Emit emit) {
+    simdjson::dom::object object;
+    if (base.computed || base.element.get_object().get(object) != simdjson::SUCCESS)
+      return fail(std::string(type_name(base)) + " has no keys");
+    std::vector<std::string_view> names;
+    for (auto [key, item] : object) names.push_back(key);
+    if (sorted) std::sort(names.begin(), names.end());  // jq sorts keys by their bytes
+    for (auto name : names) {
+      Value v;
+      v.computed = v.computed_string = true;
+      v.text = std::string(name);
+      if (!emit(std::move(v))) return false;
+    }
+    return true;
+  }
+
+  bool arithmetic(char op, const Value& l, const Value& r, Emit emit) {
+    // jq's null is the identity of +.
+    if (op == '+' && l.is_null()) return emit(Value(r));
+    if (op == '+' && r.is_null()) return emit(Value(l));
+    auto a = l.as_number(), b = r.as_number();
+    if (!a || !b) {
+      if (l.is_null() || r.is_null())
+        return fail(std::string(type_name(l)) + " and " + type_name(r) + " cannot be combined with " + op);
+      return unsupported_here();  // strings, arrays, objects: jq gives them meanings we leave to jq
+    }
+    Value v;
+    v.computed = true;
+    switch (op) {
+      case '+': v.number = *a + *b; break;
+      case '-': v.number = *a - *b; break;
+      case '*': v.number = *a * *b; break;
+      case '/':
+        if (*b == 0) return fail("cannot be divided because the divisor is zero");
+        v.number = *a / *b;
+        break;
+    }
+    return emit(std::move(v));
+  }
+
+  bool want_pointers_;
+  EvalResult& result_;
+};
+
+}  // namespace
+
+NativeExpression::NativeExpression(std::shared_ptr<const NativeNode> root) : root_(std::move(root)) {}
+NativeExpression::NativeExpression(NativeExpression&&) noexcept = default;
+NativeExpression& NativeExpression::operator=(NativeExpression&&) noexcept = default;
+NativeExpression::~NativeExpression() = default;
+
+std::optional<NativeExpression> NativeExpression::parse(const std::string& source) {
+  Parser parser(source);
+  NodePtr root = parser.parse();
+  if (!root) return std::nullopt;
+  return NativeExpression(root);
+}
+
+NativeExpression::Outcome NativeExpression::run(ObjectDocument& doc, bool want_pointers, EvalResult& result) const {
+  Evaluator evaluator(want_pointers, result);
+  Value input;
+  input.element = doc.root();
+  input.has_pointer = want_pointers;
+  auto collect = [&](Value&& v) {
+    result.values.push_back(std::move(v));
+    return true;
+  };
+  evaluator.eval(*root_, input, collect);
+  if (evaluator.unsupported) return Outcome::Unsupported;
+  return Outcome::Done;
+}
+
+}  // namespace wm

@@ -1,0 +1,48 @@
+// Kubernetes resource quantities ("500m", "4Gi", "1e3", "1.5"), held exactly in thousandths.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wm {
+
+class Quantity {
+ public:
+  Quantity() = default;
+  // Refuses what the API server refuses; fractions below a thousandth round up, as MilliValue() does.
+  static std::optional<Quantity> parse(std::string_view text);
+  static Quantity from_units(long long units) { return Quantity(static_cast<__int128>(units) * 1000); }
+
+  __int128 milli() const { return milli_; }
+  bool is_zero() const { return milli_ == 0; }
+  // Whole units, rounded up (GPU counts, pod counts).
+  long long units_ceil() const;
+  double as_double() const { return static_cast<double>(milli_) / 1000.0; }
+
+  // Canonical text: "4", "500m", and for byte-like resources "4Gi" when it divides evenly.
+  std::string str(bool binary_suffixes = false) const;
+
+  Quantity& operator+=(const Quantity& o) {
+    milli_ += o.milli_;
+    return *this;
+  }
+  Quantity operator*(long long n) const { return Quantity(milli_ * n); }
+  friend Quantity max(const Quantity& a, const Quantity& b) { return a.milli_ >= b.milli_ ? a : b; }
+  auto operator<=>(const Quantity&) const = default;
+
+ private:
+  explicit Quantity(__int128 milli) : milli_(milli) {}
+  __int128 milli_ = 0;
+};
+
+// Resource name -> quantity, ordered by name.
+using ResourceList = std::map<std::string, Quantity, std::less<>>;
+
+void add_into(ResourceList& into, const ResourceList& more);
+ResourceList scaled(const ResourceList& list, long long factor);
+// Memory-like resources print with binary suffixes.
+bool is_byte_resource(std::string_view name);
+
+}  // namespace wm

@@ -1,0 +1,90 @@
+#include "mapper/resources.h"
+
+#include "mapper/json_writer.h"
+
+namespace wm {
+
+namespace {
+
+std::optional<Quantity> quantity_of(simdjson::dom::element value) {
+  std::string_view text;
+  if (value.get_string().get(text) == simdjson::SUCCESS) return Quantity::parse(text);
+  if (value.is_number()) return Quantity::parse(json_number(double(value.get_double().value_unsafe())));
+  return std::nullopt;
+}
+
+void read_list(simdjson::dom::element list, ResourceList& out, bool only_missing, std::vector<std::string>& warnings) {
+  simdjson::dom::object object;
+  if (list.get_object().get(object) != simdjson::SUCCESS) return;
+  for (auto [name, value] : object) {
+    if (only_missing && out.count(name)) continue;
+    auto q = quantity_of(value);
+    if (!q) {
+      warnings.push_back("resource " + std::string(name) + " has an invalid quantity " + element_json(value));
+      continue;
+    }
+    out.insert_or_assign(std::string(name), *q);
+  }
+}
+
+bool field(simdjson::dom::element element, std::string_view key, simdjson::dom::element& out) {
+  return element.is_object() && element.get_object().value_unsafe().at_key(key).get(out) == simdjson::SUCCESS;
+}
+
+}  // namespace
+
+ResourceList requirements_requests(simdjson::dom::element resources, std::vector<std::string>& warnings) {
+  ResourceList out;
+  simdjson::dom::element list;
+  if (field(resources, "requests", list)) read_list(list, out, false, warnings);
+  if (field(resources, "limits", list)) read_list(list, out, true, warnings);  // requests default to limits
+  return out;
+}
+
+ResourceList container_requests(simdjson::dom::element container, std::vector<std::string>& warnings) {
+  simdjson::dom::element resources;
+  if (!field(container, "resources", resources)) return {};
+  return requirements_requests(resources, warnings);
+}
+
+ResourceList containers_requests(simdjson::dom::element containers, std::vector<std::string>& warnings) {
+  ResourceList total;
+  simdjson::dom::array array;
+  if (containers.get_array().get(array) != simdjson::SUCCESS) return total;
+  for (auto c : array) add_into(total, container_requests(c, warnings));
+  return total;
+}
+
+ResourceList pod_requests(simdjson::dom::element pod_spec, std::vector<std::string>& warnings) {
+  ResourceList pod;
+  simdjson::dom::element containers, init_containers, overhead;
+  if (field(pod_spec, "containers", containers)) pod = containers_requests(containers, warnings);
+
+  simdjson::dom::array inits;
+  if (field(pod_spec, "initContainers", init_containers) &&
+      init_containers.get_array().get(inits) == simdjson::SUCCESS) {
+    ResourceList sidecars, init_peak;
+    for (auto init : inits) {
+      ResourceList request = container_requests(init, warnings);
+      simdjson::dom::element restart;
+      std::string_view policy;
+      if (field(init, "restartPolicy", restart) && restart.get_string().get(policy) == simdjson::SUCCESS &&
+          policy == "Always") {
+        add_into(sidecars, request);  // a sidecar runs beside everything after it
+        continue;
+      }
+      add_into(request, sidecars);
+      for (const auto& [name, q] : request) init_peak[name] = max(init_peak[name], q);
+    }
+    add_into(pod, sidecars);
+    for (const auto& [name, q] : init_peak) pod[name] = max(pod[name], q);
+  }
+  if (field(pod_spec, "overhead", overhead)) {
+    ResourceList extra;
+    read_list(overhead, extra, false, warnings);
+    add_into(pod, extra);
+  }
+  return pod;
+}
+
+}  // namespace wm

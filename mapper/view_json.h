@@ -1,0 +1,13 @@
+// The view as JSON, for `inspect -o json` and for tools reading the webhook's annotations.
+#pragma once
+
+#include <string>
+
+#include "mapper/workload_view.h"
+
+namespace wm {
+
+std::string view_json(const WorkloadView& view);
+std::string resources_json(const ResourceList& list);
+
+}  // namespace wm

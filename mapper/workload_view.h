@@ -1,0 +1,73 @@
+// The uniform view of one live object: its components and their instances, every pod template with
+// its exact location, replicas, pods, resource requests, gang groups and status phase.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mapper/definition.h"
+#include "mapper/quantity.h"
+#include "mapper/value.h"
+
+namespace wm {
+
+// Where an instance's pod fields live, as RFC 6901 pointers into the object. A field the definition
+// cannot locate is empty; a pointer may name a field that does not exist yet (it will be created).
+struct PodFieldLocations {
+  std::optional<std::string> scheduler_name, priority_class_name, labels, annotations;
+};
+
+enum class PodShape { PodTemplate, PodSpec, Fragmented, Logical };
+const char* shape_name(PodShape shape);
+
+struct InstanceView {
+  std::string component;
+  std::string id;     // from instanceIdPath, else the component name (suffixed with the index if several)
+  size_t index = 0;   // position in the component's streams
+  PodShape shape = PodShape::Logical;
+  std::string location;  // pointer to the pod template / pod spec; for fragmented specs, the resources
+  long long replicas = 1;
+  std::optional<long long> min_replicas, max_replicas;
+  long long pods = 0;          // pods this instance yields (0 for a logical grouping)
+  ResourceList pod_requests;   // one pod's effective request
+  ResourceList total_requests; // pod_requests x pods
+  std::optional<std::string> scheduler_name;  // as the object sets it now
+  PodFieldLocations fields;
+};
+
+struct ComponentView {
+  std::string name;
+  std::optional<GroupVersionKind> kind;
+  std::string owner;
+  bool bears_pods = false;
+  std::vector<InstanceView> instances;
+};
+
+struct GangGroupView {
+  std::string name;
+  std::vector<std::string> members;  // component names, descendants included
+  long long min_member = 0;          // pods that must start together
+};
+
+struct WorkloadView {
+  const Definition* definition = nullptr;
+  GroupVersionKind gvk;  // as the object states it
+  std::string name, namespace_name, generate_name;
+  std::vector<ComponentView> components;
+  long long total_pods = 0;
+  ResourceList total_requests;
+  std::vector<GangGroupView> gangs;
+  std::vector<std::string> phases;  // empty unless asked for; "Undefined" when no mapping matches
+  std::vector<std::string> warnings;
+
+  size_t pod_template_count() const;
+};
+
+struct ViewOptions {
+  bool status = false;  // evaluate the status mappings (not needed at admission)
+};
+
+WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});
+
+}  // namespace wm
