@@ -12,8 +12,8 @@ namespace wm {
 
 namespace {
 
-void load_into(Catalog& catalog, const std::string& text, const std::string& file, Diagnostics& errors) {
-  DefinitionLoad load = load_definitions(text, file);
+void finish_into(Catalog& catalog, DefinitionLoader& loader, Diagnostics& errors) {
+  DefinitionLoad load = loader.finish();
   errors.insert(errors.end(), load.errors.begin(), load.errors.end());
   for (auto& d : load.definitions) catalog.add(std::move(d), errors);
 }
@@ -26,7 +26,9 @@ bool same_kind(const GroupVersionKind& a, const GroupVersionKind& b) {
 
 Catalog Catalog::embedded(Diagnostics& errors) {
   Catalog catalog;
-  for (const auto& file : embedded_definition_files()) load_into(catalog, std::string(file.text), std::string(file.name), errors);
+  DefinitionLoader loader;
+  for (const auto& file : embedded_definition_files()) loader.load(std::string(file.text), std::string(file.name));
+  finish_into(catalog, loader, errors);
   return catalog;
 }
 
@@ -43,6 +45,7 @@ Catalog Catalog::from_directory(const std::string& dir, Diagnostics& errors) {
     return catalog;
   }
   std::sort(files.begin(), files.end());
+  DefinitionLoader loader;
   for (const auto& path : files) {
     std::ifstream in(path);
     std::stringstream text;
@@ -51,8 +54,9 @@ Catalog Catalog::from_directory(const std::string& dir, Diagnostics& errors) {
       errors.push_back({path.string(), 0, "", "cannot read the file"});
       continue;
     }
-    load_into(catalog, text.str(), path.string(), errors);
+    loader.load(text.str(), path.string());
   }
+  finish_into(catalog, loader, errors);
   return catalog;
 }
 

@@ -4,6 +4,7 @@
 // i-th replica count and the i-th instance id).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -91,5 +92,10 @@ struct Definition {
   const ComponentDefinition& root() const { return components.front(); }
   const ComponentDefinition* component(const std::string& name) const;
 };
+
+// Calls `each(field, path)` for every jq expression of the definition that is evaluated over objects
+// (pod selectors and gang key paths match pods, not the object, and are left out).
+void for_each_object_path(const Definition& definition,
+                          const std::function<void(const std::string& field, const Path& path)>& each);
 
 }  // namespace wm

@@ -14,11 +14,59 @@ const ComponentDefinition* Definition::component(const std::string& name) const 
   return nullptr;
 }
 
+void for_each_object_path(const Definition& definition,
+                          const std::function<void(const std::string& field, const Path& path)>& each) {
+  auto visit = [&](const std::string& field, const Path& path) {
+    if (path) each(field, path);
+  };
+  for (const auto& c : definition.components) {
+    const std::string at = c.name + ".";
+    if (c.spec) {
+      visit(at + "podTemplateSpecPath", c.spec->pod_template_spec);
+      visit(at + "podSpecPath", c.spec->pod_spec);
+      visit(at + "metadataPath", c.spec->metadata);
+      if (const auto& f = c.spec->fragmented) {
+        const std::pair<const char*, const Path*> fields[] = {
+            {"schedulerNamePath", &f->scheduler_name}, {"labelsPath", &f->labels},
+            {"annotationsPath", &f->annotations},      {"resourcesPath", &f->resources},
+            {"resourceClaimsPath", &f->resource_claims}, {"podAffinityPath", &f->pod_affinity},
+            {"nodeAffinityPath", &f->node_affinity},   {"containersPath", &f->containers},
+            {"containerPath", &f->container},          {"priorityClassNamePath", &f->priority_class_name},
+            {"imagePath", &f->image},                  {"affinityPath", &f->affinity}};
+        for (auto [name, path] : fields) visit(at + name, *path);
+      }
+    }
+    if (c.scale) {
+      visit(at + "replicasPath", c.scale->replicas);
+      visit(at + "minReplicasPath", c.scale->min_replicas);
+      visit(at + "maxReplicasPath", c.scale->max_replicas);
+    }
+    visit(at + "instanceIdPath", c.instance_id);
+    if (c.status) {
+      visit(at + "phaseDefinition.path", c.status->phase);
+      visit(at + "conditionsDefinition.path", c.status->conditions);
+      for (const auto& [state, matchers] : c.status->mappings)
+        for (const auto& m : matchers) visit(at + "statusMappings." + state + ".byExpression", m.by_expression);
+    }
+  }
+}
+
 namespace {
+
+// jq's messages span lines and end with a count; keep the first sentence on one line.
+std::string one_line(std::string message) {
+  if (auto cut = message.find(" at <top-level>"); cut != std::string::npos) message.resize(cut);
+  for (char& c : message)
+    if (c == '\n') c = ' ';
+  if (message.rfind("jq: error: ", 0) == 0) message.erase(0, 11);
+  return message;
+}
 
 class Reader {
  public:
-  Reader(std::string file, Diagnostics& errors) : file_(std::move(file)), errors_(errors) {}
+  Reader(std::string file, Diagnostics& errors, std::shared_ptr<JqLibrary> library,
+         std::vector<DefinitionLoader::PendingCheck>& checks, size_t document)
+      : file_(std::move(file)), errors_(errors), library_(std::move(library)), checks_(checks), document_(document) {}
 
   void error(const YAML::Node& at, int fallback_line, const std::string& field, const std::string& message) {
     int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
@@ -65,13 +113,15 @@ class Reader {
       error(parent[key], line_of(parent), name, "is an empty jq expression");
       return nullptr;
     }
-    std::string message;
-    auto compiled = PathExpression::compile(*source, message);
-    if (!compiled) {
-      error(parent[key], line_of(parent), name, "jq expression does not compile: " + message);
-      return nullptr;
-    }
-    return std::make_shared<const PathExpression>(std::move(*compiled));
+    return expression(*source, parent[key], line_of(parent), name);
+  }
+
+  // Compiled later, with every other expression of the load (DefinitionLoader::finish).
+  Path expression(const std::string& source, const YAML::Node& at, int fallback_line, const std::string& field) {
+    auto path = std::make_shared<const PathExpression>(source, library_);
+    int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
+    checks_.push_back({path->library_index(), {file_, line, field, ""}, document_});
+    return path;
   }
 
   // Calls `each` for every item of the sequence at parent[key], if present.
@@ -92,6 +142,9 @@ class Reader {
  private:
   std::string file_;
   Diagnostics& errors_;
+  std::shared_ptr<JqLibrary> library_;
+  std::vector<DefinitionLoader::PendingCheck>& checks_;
+  size_t document_;
 };
 
 const char* const kStates[] = {"initializing", "running", "completed", "failed",
@@ -363,9 +416,7 @@ class DefinitionReader {
             r_.error(item, 0, itf, "must be a jq expression");
             return;
           }
-          std::string message;
-          if (!PathExpression::compile(item.Scalar(), message))
-            r_.error(item, 0, itf, "jq expression does not compile: " + message);
+          r_.expression(item.Scalar(), item, 0, itf);
           list->push_back(item.Scalar());
         });
       g.members.push_back(std::move(member));
@@ -378,12 +429,12 @@ class DefinitionReader {
     std::set<std::string> seen;
     for (const auto& c : def.components) {
       if (!c.name.empty() && !seen.insert(c.name).second)
-        r_.error(structure, c.line, field, "component name '" + c.name + "' is not unique");
+        r_.error(YAML::Node(), c.line, field, "component name '" + c.name + "' is not unique");
     }
     for (const auto& c : def.components) {
       if (c.owner.empty()) continue;
       if (!def.component(c.owner)) {
-        r_.error(structure, c.line, field + ".childComponents",
+        r_.error(YAML::Node(), c.line, field + ".childComponents",
                  "child component '" + c.name + "' has ownerRef to non-existing component '" + c.owner + "'");
         continue;
       }
@@ -392,9 +443,9 @@ class DefinitionReader {
       const ComponentDefinition* at = def.component(c.owner);
       while (at && !at->owner.empty()) {
         if (!chain.insert(at->name).second) {
-          r_.error(structure, c.line, field + ".childComponents",
+          r_.error(YAML::Node(), c.line, field + ".childComponents",
                    "ownership cycle detected involving component '" + c.name + "'");
-          break;
+          return;  // one report per cycle
         }
         at = def.component(at->owner);
       }
@@ -406,23 +457,49 @@ class DefinitionReader {
 
 }  // namespace
 
-DefinitionLoad load_definitions(const std::string& text, const std::string& file) {
-  DefinitionLoad out;
+DefinitionLoader::DefinitionLoader() : library_(std::make_shared<JqLibrary>()) {}
+DefinitionLoader::~DefinitionLoader() = default;
+
+void DefinitionLoader::load(const std::string& text, const std::string& file) {
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    out.errors.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "invalid YAML: " + e.msg});
-    return out;
+    errors_.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "invalid YAML: " + e.msg});
+    return;
   }
   for (const auto& doc : docs) {
     if (doc.IsNull()) continue;
-    Reader reader(file, out.errors);
-    size_t before = out.errors.size();
+    size_t document = documents_++;
+    Reader reader(file, errors_, library_, checks_, document);
+    size_t before = errors_.size();
     auto def = DefinitionReader(reader).read(doc);
-    if (def && out.errors.size() == before) out.definitions.push_back(std::move(*def));
+    if (def && errors_.size() == before) definitions_.emplace_back(document, std::move(*def));
   }
+}
+
+DefinitionLoad DefinitionLoader::finish() {
+  DefinitionLoad out;
+  out.errors = std::move(errors_);
+  std::set<size_t> broken;
+  for (const auto& [index, message] : library_->validate())
+    for (const auto& check : checks_)
+      if (check.expression == index) {
+        Diagnostic d = check.where;
+        d.message = "jq expression does not compile: " + one_line(message);
+        out.errors.push_back(std::move(d));
+        broken.insert(check.document);
+      }
+  for (auto& [document, def] : definitions_)
+    if (!broken.count(document)) out.definitions.push_back(std::move(def));
+  definitions_.clear();
   return out;
+}
+
+DefinitionLoad load_definitions(const std::string& text, const std::string& file) {
+  DefinitionLoader loader;
+  loader.load(text, file);
+  return loader.finish();
 }
 
 }  // namespace wm

@@ -14,7 +14,7 @@ namespace wm {
 
 namespace {
 
-std::atomic<uint64_t> next_program_id{1};
+std::atomic<uint64_t> next_library_id{1};
 
 void collect_error(void* data, jv msg) {
   auto* out = static_cast<std::string*>(data);
@@ -24,11 +24,6 @@ void collect_error(void* data, jv msg) {
   }
   jv_free(msg);
 }
-
-struct CompiledState {
-  jq_state* jq = nullptr;
-  std::string compile_error;
-};
 
 jq_state* new_state(const std::string& program, std::string& error) {
   jq_state* jq = jq_init();
@@ -46,27 +41,14 @@ jq_state* new_state(const std::string& program, std::string& error) {
   return jq;
 }
 
-// Per-thread cache of compiled states, torn down when the thread ends.
+// Per-thread compiled programs, torn down when the thread ends.
 struct ThreadStates {
   std::unordered_map<uint64_t, jq_state*> states;
   ~ThreadStates() {
-    for (auto& [id, jq] : states) jq_teardown(&jq);
-  }
-  // Odd ids hold the plain program, the next even id its path(...) form.
-  jq_state* get(uint64_t id, const std::string& source, bool path_form) {
-    auto it = states.find(id);
-    if (it != states.end()) return it->second;
-    std::string error;
-    jq_state* jq = new_state(path_form ? "path(" + source + ")" : source, error);
-    states.emplace(id, jq);
-    return jq;
+    for (auto& [id, jq] : states)
+      if (jq) jq_teardown(&jq);
   }
 };
-
-ThreadStates& thread_states() {
-  thread_local ThreadStates states;
-  return states;
-}
 
 std::string jv_text(jv value) {
   jv dumped = jv_dump_string(value, 0);
@@ -77,40 +59,39 @@ std::string jv_text(jv value) {
 
 std::string error_text(jv invalid) {
   jv msg = jv_invalid_get_msg(invalid);
-  std::string text;
-  if (jv_get_kind(msg) == JV_KIND_STRING)
-    text = jv_string_value(msg);
-  else
-    text = jv_text(msg);
+  std::string text = jv_get_kind(msg) == JV_KIND_STRING ? std::string(jv_string_value(msg)) : jv_text(jv_copy(msg));
   jv_free(msg);
   return text.empty() ? "jq error" : text;
 }
 
-// Turns a jq path (array of keys and indices) into a JSON Pointer; negative or fractional indices
-// have no pointer.
+// A jq path (array of keys and indices) as a JSON Pointer; negative or fractional indices have none.
 bool path_to_pointer(jv path, std::string& pointer) {
   int n = jv_array_length(jv_copy(path));
   for (int i = 0; i < n; ++i) {
     jv key = jv_array_get(jv_copy(path), i);
+    bool ok = true;
     if (jv_get_kind(key) == JV_KIND_STRING) {
       append_pointer_token(pointer, jv_string_value(key));
     } else if (jv_get_kind(key) == JV_KIND_NUMBER && jv_number_value(key) >= 0 &&
-               jv_number_value(key) == static_cast<long long>(jv_number_value(key))) {
+               jv_number_value(key) == static_cast<double>(static_cast<long long>(jv_number_value(key)))) {
       append_pointer_token(pointer, std::to_string(static_cast<long long>(jv_number_value(key))));
     } else {
-      jv_free(key);
-      return false;
+      ok = false;
     }
     jv_free(key);
+    if (!ok) return false;
   }
   return true;
 }
 
 enum class RunStatus { Done, NotAPath };
 
-RunStatus run_state(jq_state* jq, ObjectDocument& doc, bool paths, EvalResult& result) {
-  jv input = doc.jq_input().value;
-  jq_start(jq, jv_copy(input), 0);
+RunStatus run_state(jq_state* jq, size_t index, ObjectDocument& doc, bool paths, EvalResult& result) {
+  jv object = doc.jq_input().value;
+  jv input = jv_array_append(jv_array_append(jv_array_append(jv_array(), jv_number(static_cast<double>(index))),
+                                             jv_bool(paths)),
+                             jv_copy(object));
+  jq_start(jq, input, 0);
   while (true) {
     jv out = jq_next(jq);
     if (!jv_is_valid(out)) {
@@ -125,7 +106,7 @@ RunStatus run_state(jq_state* jq, ObjectDocument& doc, bool paths, EvalResult& r
     }
     Value value;
     if (paths) {
-      jv at = jv_getpath(jv_copy(input), jv_copy(out));
+      jv at = jv_getpath(jv_copy(object), jv_copy(out));
       value.has_pointer = path_to_pointer(out, value.pointer);
       if (!value.has_pointer) value.pointer.clear();
       value.element = doc.adopt(jv_text(at));
@@ -137,29 +118,77 @@ RunStatus run_state(jq_state* jq, ObjectDocument& doc, bool paths, EvalResult& r
   }
 }
 
-}  // namespace
+std::string function_name(size_t i) { return "wm_e" + std::to_string(i); }
 
-std::optional<JqProgram> JqProgram::compile(const std::string& source, std::string& error) {
-  jq_state* jq = new_state(source, error);
-  if (!jq) return std::nullopt;
-  jq_teardown(&jq);
-  return JqProgram(source, next_program_id.fetch_add(2));
+// if-else tree over [lo, hi): log2(n) comparisons per call instead of n.
+void dispatch(std::string& out, size_t lo, size_t hi) {
+  if (hi - lo == 1) {
+    out += "(if $wm_paths then path(" + function_name(lo) + ") else " + function_name(lo) + " end)";
+    return;
+  }
+  size_t mid = lo + (hi - lo) / 2;
+  out += "(if $wm_i < " + std::to_string(mid) + " then ";
+  dispatch(out, lo, mid);
+  out += " else ";
+  dispatch(out, mid, hi);
+  out += " end)";
 }
 
-EvalResult JqProgram::run(ObjectDocument& doc, bool want_pointers) const {
-  EvalResult result;
-  auto& states = thread_states();
-  if (want_pointers) {
-    jq_state* jq = states.get(id_ + 1, source_, true);
-    if (jq && run_state(jq, doc, true, result) == RunStatus::Done) return result;
-    result = EvalResult{};
+}  // namespace
+
+JqLibrary::JqLibrary() : id_(next_library_id.fetch_add(1)) {}
+
+size_t JqLibrary::add(std::string source) {
+  sources_.push_back(std::move(source));
+  return sources_.size() - 1;
+}
+
+std::string JqLibrary::program() const {
+  std::string out;
+  for (size_t i = 0; i < sources_.size(); ++i)
+    out += "def " + function_name(i) + ": (" + sources_[i] + "\n);\n";  // newline: a trailing # comment ends there
+  out += ".[0] as $wm_i | .[1] as $wm_paths | .[2] | ";
+  if (sources_.empty())
+    out += "empty";
+  else
+    dispatch(out, 0, sources_.size());
+  return out;
+}
+
+std::vector<std::pair<size_t, std::string>> JqLibrary::validate() {
+  std::vector<std::pair<size_t, std::string>> failures;
+  std::string error;
+  if (jq_state* jq = new_state(program(), error)) {
+    jq_teardown(&jq);
+    return failures;
   }
-  jq_state* jq = states.get(id_, source_, false);
-  if (!jq) {
+  // Slow path, only for broken definitions: find the culprits one by one.
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    std::string message;
+    if (jq_state* jq = new_state("(" + sources_[i] + "\n)", message))
+      jq_teardown(&jq);
+    else
+      failures.emplace_back(i, message);
+  }
+  if (failures.empty()) failures.emplace_back(sources_.size() - 1, "the expressions do not compile together: " + error);
+  return failures;
+}
+
+EvalResult JqLibrary::run(size_t index, ObjectDocument& doc, bool want_pointers) const {
+  thread_local ThreadStates states;
+  auto it = states.states.find(id_);
+  if (it == states.states.end()) {
+    std::string error;
+    it = states.states.emplace(id_, new_state(program(), error)).first;
+  }
+  EvalResult result;
+  if (!it->second) {
     result.error = "jq program failed to compile";
     return result;
   }
-  run_state(jq, doc, false, result);
+  if (want_pointers && run_state(it->second, index, doc, true, result) == RunStatus::Done) return result;
+  result = EvalResult{};
+  run_state(it->second, index, doc, false, result);
   return result;
 }
 

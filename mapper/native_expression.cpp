@@ -20,6 +20,7 @@ struct NativeNode {
   char op = 0;        // Arithmetic: + - * /
   std::shared_ptr<const NativeNode> lhs, rhs;  // Pipe, Alternative, Arithmetic; Field/Index/Iterate: lhs is the base
   std::shared_ptr<simdjson::dom::document> literal;
+  bool optional = false;  // Field/Index/Iterate written with `?`: its own errors yield nothing
 };
 
 namespace {
@@ -106,7 +107,22 @@ class Parser {
 
   NodePtr postfix() { return postfix_more(primary()); }
 
+  // `?` after a suffix makes that one access quiet (jq's gen_index_opt); after anything else it
+  // ends the term's stream at its first error (try).
+  NodePtr question(NodePtr node) {
+    if (!node || !peek('?')) return node;
+    ++pos_;
+    using T = NativeNode::Type;
+    if (node->type == T::Field || node->type == T::Index || node->type == T::Iterate) {
+      NativeNode quiet = *node;
+      quiet.optional = true;
+      return make(std::move(quiet));
+    }
+    return make({T::Try, {}, 0, 0, node, nullptr, nullptr});
+  }
+
   NodePtr postfix_more(NodePtr base) {
+    base = question(base);
     while (base) {
       skip_space();
       if (pos_ >= s_.size()) break;
@@ -122,11 +138,7 @@ class Parser {
       } else {
         break;
       }
-    }
-    // `term?` ends the term's stream quietly at its first error.
-    if (base && peek('?')) {
-      ++pos_;
-      return postfix_more(make({NativeNode::Type::Try, {}, 0, 0, base, nullptr, nullptr}));
+      base = question(base);
     }
     return base;
   }
@@ -288,15 +300,15 @@ class Evaluator {
         return emit(std::move(v));
       }
       case T::Field: {
-        auto next = [&](Value&& base) { return field(node.name, base, emit); };
+        auto next = [&](Value&& base) { return quiet(node, [&](Emit e) { return field(node.name, base, e); }, emit); };
         return eval(*node.lhs, in, next);
       }
       case T::Index: {
-        auto next = [&](Value&& base) { return index(node.index, base, emit); };
+        auto next = [&](Value&& base) { return quiet(node, [&](Emit e) { return index(node.index, base, e); }, emit); };
         return eval(*node.lhs, in, next);
       }
       case T::Iterate: {
-        auto next = [&](Value&& base) { return iterate(base, emit); };
+        auto next = [&](Value&& base) { return quiet(node, [&](Emit e) { return iterate(base, e); }, emit); };
         return eval(*node.lhs, in, next);
       }
       case T::Keys: return keys(node.index == 1, in, emit);
@@ -407,6 +419,22 @@ class Evaluator {
       }
     }
     return fail(std::string("Cannot iterate over ") + type_name(base));
+  }
+
+  // Runs one access; for an optional one, an error of its own ends just its outputs.
+  template <class Access>
+  bool quiet(const NativeNode& node, Access&& access, Emit emit) {
+    if (!node.optional) return access(emit);
+    bool downstream_failed = false;
+    auto guarded = [&](Value&& v) {
+      if (emit(std::move(v))) return true;
+      downstream_failed = true;
+      return false;
+    };
+    if (access(Emit(guarded))) return true;
+    if (downstream_failed || unsupported) return false;
+    result_.error.clear();
+    return true;
   }
 
   bool keys(bool sorted, const Value& base, Emit emit) {

@@ -2,10 +2,18 @@
 
 namespace wm {
 
+PathExpression::PathExpression(std::string source, std::shared_ptr<JqLibrary> library)
+    : library_(library), index_(library->add(source)), native_(NativeExpression::parse(source)) {}
+
 std::optional<PathExpression> PathExpression::compile(const std::string& source, std::string& error) {
-  auto jq = JqProgram::compile(source, error);
-  if (!jq) return std::nullopt;
-  return PathExpression(std::move(*jq), NativeExpression::parse(source));
+  auto library = std::make_shared<JqLibrary>();
+  PathExpression expression(source, library);
+  auto failures = library->validate();
+  if (!failures.empty()) {
+    error = failures.front().second;
+    return std::nullopt;
+  }
+  return expression;
 }
 
 std::optional<EvalResult> PathExpression::evaluate_native(ObjectDocument& doc, bool want_pointers) const {
@@ -17,7 +25,7 @@ std::optional<EvalResult> PathExpression::evaluate_native(ObjectDocument& doc, b
 
 EvalResult PathExpression::evaluate(ObjectDocument& doc, bool want_pointers) const {
   if (auto native = evaluate_native(doc, want_pointers)) return std::move(*native);
-  return jq_.run(doc, want_pointers);
+  return library_->run(index_, doc, want_pointers);
 }
 
 }  // namespace wm

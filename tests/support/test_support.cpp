@@ -1,0 +1,103 @@
+#include "tests/support/test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace wm::test {
+
+std::string source_path(const std::string& relative) { return std::string(WM_SOURCE_DIR) + "/" + relative; }
+
+std::string corpus_dir() { return WM_CORPUS_DIR; }
+
+std::vector<std::string> corpus_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(corpus_dir()))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
+      files.push_back(std::filesystem::relative(entry.path(), corpus_dir()).string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+const Catalog& builtin_catalog() {
+  static const Catalog catalog = [] {
+    Diagnostics errors;
+    Catalog c = Catalog::embedded(errors);
+    for (const auto& e : errors) FAIL(e.str());
+    return c;
+  }();
+  return catalog;
+}
+
+namespace {
+
+ParsedObject parse_source(SourceDocument source) {
+  static simdjson::dom::parser parser;
+  ParsedObject p;
+  p.source = std::move(source);
+  p.dom = std::make_unique<simdjson::dom::document>();
+  auto error = parser.parse_into_document(*p.dom, p.source.json.data(), p.source.json.size()).get(p.root);
+  REQUIRE(error == simdjson::SUCCESS);
+  std::string_view s;
+  if (!p.root["apiVersion"].get_string().get(s)) p.api_version = s;
+  if (!p.root["kind"].get_string().get(s)) p.kind = s;
+  if (!p.root.at_pointer("/metadata/name").get_string().get(s)) p.name = s;
+  p.doc = std::make_unique<ObjectDocument>(p.root);
+  return p;
+}
+
+std::vector<ParsedObject> parse_all(std::vector<SourceDocument> sources, const Diagnostics& errors) {
+  for (const auto& e : errors) FAIL(e.str());
+  std::vector<ParsedObject> out;
+  for (auto& s : sources) out.push_back(parse_source(std::move(s)));
+  return out;
+}
+
+}  // namespace
+
+std::vector<ParsedObject> parse_file(const std::string& path) {
+  Diagnostics errors;
+  auto sources = read_document_file(path, errors);
+  return parse_all(std::move(sources), errors);
+}
+
+ParsedObject parse_json(const std::string& json, const std::string& label) { return parse_source({json, label, 1}); }
+
+std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string& label) {
+  Diagnostics errors;
+  auto sources = read_documents(yaml, label, errors);
+  return parse_all(std::move(sources), errors);
+}
+
+int run(const std::string& command, std::string& output) {
+  output.clear();
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return -1;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool have_command(const std::string& name) {
+  std::string out;
+  return run("command -v " + name + " >/dev/null 2>&1", out) == 0;
+}
+
+std::string write_temp(const std::string& name, const std::string& content) {
+  static const std::string dir = [] {
+    char tmpl[] = "/tmp/wm-test-XXXXXX";
+    return std::string(mkdtemp(tmpl));
+  }();
+  std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+}  // namespace wm::test

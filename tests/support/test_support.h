@@ -1,0 +1,40 @@
+// Shared helpers for the tests: the corpus, the built-in catalog, parsed objects, child processes.
+#pragma once
+
+#include <simdjson.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mapper/catalog.h"
+#include "mapper/documents.h"
+#include "mapper/value.h"
+
+namespace wm::test {
+
+std::string source_path(const std::string& relative);  // inside the repository
+std::string corpus_dir();
+// Every corpus manifest, as paths relative to corpus_dir(), sorted.
+std::vector<std::string> corpus_files();
+
+const Catalog& builtin_catalog();
+
+// One object parsed from a manifest, kept alive with its DOM.
+struct ParsedObject {
+  SourceDocument source;
+  std::unique_ptr<simdjson::dom::document> dom;
+  simdjson::dom::element root;
+  std::unique_ptr<ObjectDocument> doc;
+  std::string api_version, kind, name;
+};
+std::vector<ParsedObject> parse_file(const std::string& path);
+ParsedObject parse_json(const std::string& json, const std::string& label = "inline");
+std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string& label = "inline");
+
+// Runs a shell command; returns its exit status and fills `output` with stdout.
+int run(const std::string& command, std::string& output);
+bool have_command(const std::string& name);
+std::string write_temp(const std::string& name, const std::string& content);
+
+}  // namespace wm::test

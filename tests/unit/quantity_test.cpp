@@ -1,0 +1,47 @@
+#include <catch2/catch.hpp>
+
+#include "mapper/quantity.h"
+
+using wm::Quantity;
+
+static long long milli(const char* text) {
+  auto q = Quantity::parse(text);
+  REQUIRE(q.has_value());
+  return static_cast<long long>(q->milli());
+}
+
+TEST_CASE("quantities parse with Kubernetes suffixes") {
+  CHECK(milli("500m") == 500);
+  CHECK(milli("1") == 1000);
+  CHECK(milli("1.5") == 1500);
+  CHECK(milli("4Gi") == 4LL * 1024 * 1024 * 1024 * 1000);
+  CHECK(milli("128Mi") == 128LL * 1024 * 1024 * 1000);
+  CHECK(milli("1e3") == 1000 * 1000);
+  CHECK(milli("1E3") == 1000 * 1000);
+  CHECK(milli("2k") == 2000 * 1000);
+  CHECK(milli("1M") == 1000LL * 1000 * 1000);
+  CHECK(milli("0.5Gi") == 512LL * 1024 * 1024 * 1000);
+  CHECK(milli("+3") == 3000);
+  CHECK(milli(".5") == 500);
+}
+
+TEST_CASE("fractions below a thousandth round up, like MilliValue") {
+  CHECK(milli("1n") == 1);
+  CHECK(milli("100u") == 1);
+  CHECK(milli("1001u") == 2);
+  CHECK(milli("0") == 0);
+}
+
+TEST_CASE("malformed quantities are refused") {
+  for (const char* bad : {"", "abc", "1x", "Gi", "1.2.3", "1Gii", "1e", "--1", "1 Gi"})
+    CHECK_FALSE(Quantity::parse(bad).has_value());
+}
+
+TEST_CASE("quantities print canonically") {
+  CHECK(Quantity::parse("4Gi")->str(true) == "4Gi");
+  CHECK(Quantity::parse("4Gi")->str(false) == "4294967296");
+  CHECK(Quantity::parse("1536Mi")->str(true) == "1536Mi");
+  CHECK(Quantity::parse("250m")->str() == "250m");
+  CHECK(Quantity::parse("2")->str() == "2");
+  CHECK(Quantity::parse("1500m")->units_ceil() == 2);
+}
