@@ -106,7 +106,8 @@ int inspect(const Args& raw) {
         first = false;
       } else {
         std::cout << w.kind << " " << w.name << "  (" << w.source.file << ":" << w.source.line
-                  << "): no definition for " << w.api_version << " " << w.kind << "; not a workload this catalog knows\n\n";
+                  << "): no definition for " << w.api_version << " " << w.kind
+                  << "; not a workload this catalog knows\n\n";
       }
       return;
     }

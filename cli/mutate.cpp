@@ -37,7 +37,7 @@ int mutate(const Args& raw) {
       pods.priority_class_name = args[++i];
     } else if ((a == "--label" || a == "--annotation" || a == "--root-label" || a == "--root-annotation") &&
                has_value) {
-      StringPairs& into = a == "--label" ? pods.labels
+      StringPairs& into = a == "--label"        ? pods.labels
                           : a == "--annotation" ? pods.annotations
                           : a == "--root-label" ? root.labels
                                                 : root.annotations;

@@ -32,9 +32,15 @@ void emit(YAML::Emitter& out, simdjson::dom::element e) {
       out << (plain_safe ? YAML::Auto : YAML::DoubleQuoted) << s;
       break;
     }
-    case simdjson::dom::element_type::NULL_VALUE: out << YAML::Null; break;
-    case simdjson::dom::element_type::BOOL: out << (e.get_bool().value_unsafe() ? "true" : "false"); break;
-    default: out << element_json(e); break;
+    case simdjson::dom::element_type::NULL_VALUE:
+      out << YAML::Null;
+      break;
+    case simdjson::dom::element_type::BOOL:
+      out << (e.get_bool().value_unsafe() ? "true" : "false");
+      break;
+    default:
+      out << element_json(e);
+      break;
   }
 }
 

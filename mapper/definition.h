@@ -29,9 +29,9 @@ struct FragmentedPodSpec {
 };
 
 struct SpecDefinition {
-  Path pod_template_spec;  // a PodTemplateSpec (metadata + spec)
-  Path pod_spec;           // a PodSpec ...
-  Path metadata;           // ... and, optionally, the object holding its labels/annotations
+  Path pod_template_spec;                       // a PodTemplateSpec (metadata + spec)
+  Path pod_spec;                                // a PodSpec ...
+  Path metadata;                                // ... and, optionally, the object holding its labels/annotations
   std::optional<FragmentedPodSpec> fragmented;  // pod fields scattered over a custom spec
 };
 
@@ -83,9 +83,9 @@ struct PodGroupDefinition {
 };
 
 struct Definition {
-  std::string name;  // metadata.name
-  std::string file;  // where it was read from, for messages
-  GroupVersionKind gvk;  // the root component's kind
+  std::string name;                             // metadata.name
+  std::string file;                             // where it was read from, for messages
+  GroupVersionKind gvk;                         // the root component's kind
   std::vector<ComponentDefinition> components;  // root first, then children in file order
   std::vector<PodGroupDefinition> pod_groups;
 

@@ -26,13 +26,18 @@ void for_each_object_path(const Definition& definition,
       visit(at + "podSpecPath", c.spec->pod_spec);
       visit(at + "metadataPath", c.spec->metadata);
       if (const auto& f = c.spec->fragmented) {
-        const std::pair<const char*, const Path*> fields[] = {
-            {"schedulerNamePath", &f->scheduler_name}, {"labelsPath", &f->labels},
-            {"annotationsPath", &f->annotations},      {"resourcesPath", &f->resources},
-            {"resourceClaimsPath", &f->resource_claims}, {"podAffinityPath", &f->pod_affinity},
-            {"nodeAffinityPath", &f->node_affinity},   {"containersPath", &f->containers},
-            {"containerPath", &f->container},          {"priorityClassNamePath", &f->priority_class_name},
-            {"imagePath", &f->image},                  {"affinityPath", &f->affinity}};
+        const std::pair<const char*, const Path*> fields[] = {{"schedulerNamePath", &f->scheduler_name},
+                                                              {"labelsPath", &f->labels},
+                                                              {"annotationsPath", &f->annotations},
+                                                              {"resourcesPath", &f->resources},
+                                                              {"resourceClaimsPath", &f->resource_claims},
+                                                              {"podAffinityPath", &f->pod_affinity},
+                                                              {"nodeAffinityPath", &f->node_affinity},
+                                                              {"containersPath", &f->containers},
+                                                              {"containerPath", &f->container},
+                                                              {"priorityClassNamePath", &f->priority_class_name},
+                                                              {"imagePath", &f->image},
+                                                              {"affinityPath", &f->affinity}};
         for (auto [name, path] : fields) visit(at + name, *path);
       }
     }
@@ -120,7 +125,7 @@ class Reader {
   Path expression(const std::string& source, const YAML::Node& at, int fallback_line, const std::string& field) {
     auto path = std::make_shared<const PathExpression>(source, library_);
     int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
-    checks_.push_back({path->library_index(), {file_, line, field, ""}, document_});
+    if (auto index = path->library_index()) checks_.push_back({*index, {file_, line, field, ""}, document_});
     return path;
   }
 
@@ -147,7 +152,7 @@ class Reader {
   size_t document_;
 };
 
-const char* const kStates[] = {"initializing", "running", "completed", "failed",
+const char* const kStates[] = {"initializing", "running",   "completed",  "failed",
                                "degraded",     "suspended", "suspending", "resuming"};
 
 class DefinitionReader {
@@ -237,7 +242,8 @@ class DefinitionReader {
       r_.error(node, c.line, field + ".kind", "the root component must name its group, version and kind");
     }
     auto owner = r_.string(node, "ownerRef", field, false);
-    if (is_root && owner) r_.error(node["ownerRef"], c.line, field + ".ownerRef", "the root component cannot have an owner");
+    if (is_root && owner)
+      r_.error(node["ownerRef"], c.line, field + ".ownerRef", "the root component cannot have an owner");
     if (!is_root && (!owner || owner->empty()))
       r_.error(node, c.line, field + ".ownerRef", "child component '" + c.name + "' has no ownerRef");
     c.owner = owner.value_or("");
@@ -359,8 +365,8 @@ class DefinitionReader {
       r_.error(node, Reader::line_of(node), mf, "is required");
       return s;
     }
-    if (!r_.map(m, mf, {"initializing", "running", "completed", "failed", "degraded", "suspended", "suspending",
-                        "resuming"}))
+    if (!r_.map(m, mf,
+                {"initializing", "running", "completed", "failed", "degraded", "suspended", "suspending", "resuming"}))
       return s;
     for (const char* state : kStates) {
       std::vector<StatusMatcher> matchers;
@@ -381,7 +387,8 @@ class DefinitionReader {
       r_.error(node["byPhase"], 0, field + ".byPhase", "byPhase needs a phaseDefinition in this statusDefinition");
     r_.sequence(node, "byConditions", field, [&](const YAML::Node& n, const std::string& f) {
       if (!r_.map(n, f, {"type", "status", "reason"})) return;
-      m.by_conditions.push_back({r_.string(n, "type", f, true).value_or(""), r_.string(n, "status", f, true).value_or(""),
+      m.by_conditions.push_back({r_.string(n, "type", f, true).value_or(""),
+                                 r_.string(n, "status", f, true).value_or(""),
                                  r_.string(n, "reason", f, false).value_or("")});
     });
     if (!m.by_conditions.empty() && !s.conditions)

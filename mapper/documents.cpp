@@ -49,7 +49,9 @@ std::string plain_scalar(const std::string& s) {
 void to_json(const YAML::Node& node, std::string& out) {
   switch (node.Type()) {
     case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined: out += "null"; return;
+    case YAML::NodeType::Undefined:
+      out += "null";
+      return;
     case YAML::NodeType::Scalar: {
       const std::string& tag = node.Tag();
       if (tag == "?") {

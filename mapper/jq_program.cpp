@@ -88,9 +88,9 @@ enum class RunStatus { Done, NotAPath };
 
 RunStatus run_state(jq_state* jq, size_t index, ObjectDocument& doc, bool paths, EvalResult& result) {
   jv object = doc.jq_input().value;
-  jv input = jv_array_append(jv_array_append(jv_array_append(jv_array(), jv_number(static_cast<double>(index))),
-                                             jv_bool(paths)),
-                             jv_copy(object));
+  jv input = jv_array_append(
+      jv_array_append(jv_array_append(jv_array(), jv_number(static_cast<double>(index))), jv_bool(paths)),
+      jv_copy(object));
   jq_start(jq, input, 0);
   while (true) {
     jv out = jq_next(jq);

@@ -126,8 +126,8 @@ bool JsonPatchBuilder::set_string(const std::string& pointer, const std::string&
 
 bool JsonPatchBuilder::merge_map(const std::string& pointer, const StringPairs& entries) {
   simdjson::dom::element existing;
-  bool is_other = root_.at_pointer(pointer).get(existing) == simdjson::SUCCESS && !existing.is_null() &&
-                  !existing.is_object();
+  bool is_other =
+      root_.at_pointer(pointer).get(existing) == simdjson::SUCCESS && !existing.is_null() && !existing.is_object();
   if (is_other) {
     error_ = "cannot merge labels into " + pointer + ": it is not a map";
     return false;

@@ -34,7 +34,7 @@ class JsonPatchBuilder {
   struct Node;
   struct Pending;
   simdjson::dom::element root_;
-  std::vector<std::string> ops_;  // serialized operations on existing members
+  std::vector<std::string> ops_;                   // serialized operations on existing members
   std::vector<std::unique_ptr<Pending>> pending_;  // subtrees to create, by the first missing location
   std::string error_;
 };

@@ -1,10 +1,10 @@
 #include "mapper/native_expression.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <type_traits>
 #include <vector>
 
@@ -15,9 +15,9 @@ namespace wm {
 
 struct NativeNode {
   enum class Type { Identity, Field, Index, Iterate, Keys, Try, Literal, Pipe, Alternative, Arithmetic } type;
-  std::string name;   // Field
-  long index = 0;     // Index (never negative: jq's path() of a negative index is not a pointer); Keys: 1 = sorted
-  char op = 0;        // Arithmetic: + - * /
+  std::string name;  // Field
+  long index = 0;    // Index (never negative: jq's path() of a negative index is not a pointer); Keys: 1 = sorted
+  char op = 0;       // Arithmetic: + - * /
   std::shared_ptr<const NativeNode> lhs, rhs;  // Pipe, Alternative, Arithmetic; Field/Index/Iterate: lhs is the base
   std::shared_ptr<simdjson::dom::document> literal;
   bool optional = false;  // Field/Index/Iterate written with `?`: its own errors yield nothing
@@ -131,8 +131,7 @@ class Parser {
       } else if (s_[pos_] == '.' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '[') {
         ++pos_;
         base = bracket(base);
-      } else if (s_[pos_] == '.' && pos_ + 1 < s_.size() &&
-                 (is_ident_start(s_[pos_ + 1]) || s_[pos_ + 1] == '"')) {
+      } else if (s_[pos_] == '.' && pos_ + 1 < s_.size() && (is_ident_start(s_[pos_ + 1]) || s_[pos_ + 1] == '"')) {
         ++pos_;
         base = field(base);
       } else {
@@ -216,8 +215,9 @@ class Parser {
   }
 
   static bool is_keyword(const std::string& word) {
-    static const char* const words[] = {"and", "or", "not", "if", "then", "else", "end", "as", "def", "reduce",
-                                        "foreach", "try", "catch", "label", "import", "include", "__loc__"};
+    static const char* const words[] = {"and",   "or",    "not",    "if",      "then",    "else",
+                                        "end",   "as",    "def",    "reduce",  "foreach", "try",
+                                        "catch", "label", "import", "include", "__loc__"};
     for (const char* w : words)
       if (word == w) return true;
     return false;
@@ -234,10 +234,19 @@ class Parser {
       text = s_.substr(pos_, 2);
       pos_ += 2;
     } else if (std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
-      char* end = nullptr;
-      double number = std::strtod(s_.c_str() + pos_, &end);
-      pos_ = static_cast<size_t>(end - s_.c_str());
-      text = json_number(number);
+      // jq's number syntax only: digits, a fraction, an exponent (strtod would take hex too).
+      auto digits = [&] {
+        while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+      };
+      digits();
+      if (pos_ < s_.size() && s_[pos_] == '.') ++pos_, digits();
+      if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+        ++pos_;
+        if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
+        digits();
+      }
+      if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) return nullptr;
+      text = json_number(std::strtod(s_.substr(start, pos_ - start).c_str(), nullptr));
     } else {
       std::string word;
       while (pos_ < s_.size() && is_ident(s_[pos_])) word.push_back(s_[pos_++]);
@@ -262,12 +271,18 @@ class Parser {
 const char* type_name(const Value& v) {
   if (v.computed) return v.computed_string ? "string" : "number";
   switch (v.element.type()) {
-    case simdjson::dom::element_type::ARRAY: return "array";
-    case simdjson::dom::element_type::OBJECT: return "object";
-    case simdjson::dom::element_type::STRING: return "string";
-    case simdjson::dom::element_type::BOOL: return "boolean";
-    case simdjson::dom::element_type::NULL_VALUE: return "null";
-    default: return "number";
+    case simdjson::dom::element_type::ARRAY:
+      return "array";
+    case simdjson::dom::element_type::OBJECT:
+      return "object";
+    case simdjson::dom::element_type::STRING:
+      return "string";
+    case simdjson::dom::element_type::BOOL:
+      return "boolean";
+    case simdjson::dom::element_type::NULL_VALUE:
+      return "null";
+    default:
+      return "number";
   }
 }
 
@@ -293,25 +308,36 @@ class Evaluator {
   bool eval(const NativeNode& node, const Value& in, Emit emit) {
     using T = NativeNode::Type;
     switch (node.type) {
-      case T::Identity: return emit(Value(in));
+      case T::Identity:
+        return emit(Value(in));
       case T::Literal: {
         Value v;
         v.element = node.literal->root();
         return emit(std::move(v));
       }
       case T::Field: {
-        auto next = [&](Value&& base) { return quiet(node, [&](Emit e) { return field(node.name, base, e); }, emit); };
+        auto next = [&](Value&& base) {
+          return quiet(
+              node, [&](Emit e) { return field(node.name, base, e); }, emit);
+        };
         return eval(*node.lhs, in, next);
       }
       case T::Index: {
-        auto next = [&](Value&& base) { return quiet(node, [&](Emit e) { return index(node.index, base, e); }, emit); };
+        auto next = [&](Value&& base) {
+          return quiet(
+              node, [&](Emit e) { return index(node.index, base, e); }, emit);
+        };
         return eval(*node.lhs, in, next);
       }
       case T::Iterate: {
-        auto next = [&](Value&& base) { return quiet(node, [&](Emit e) { return iterate(base, e); }, emit); };
+        auto next = [&](Value&& base) {
+          return quiet(
+              node, [&](Emit e) { return iterate(base, e); }, emit);
+        };
         return eval(*node.lhs, in, next);
       }
-      case T::Keys: return keys(node.index == 1, in, emit);
+      case T::Keys:
+        return keys(node.index == 1, in, emit);
       case T::Try: {
         bool downstream_failed = false;
         auto guarded = [&](Value&& v) {
@@ -466,9 +492,15 @@ class Evaluator {
     Value v;
     v.computed = true;
     switch (op) {
-      case '+': v.number = *a + *b; break;
-      case '-': v.number = *a - *b; break;
-      case '*': v.number = *a * *b; break;
+      case '+':
+        v.number = *a + *b;
+        break;
+      case '-':
+        v.number = *a - *b;
+        break;
+      case '*':
+        v.number = *a * *b;
+        break;
       case '/':
         if (*b == 0) return fail("cannot be divided because the divisor is zero");
         v.number = *a / *b;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -13,26 +14,34 @@ namespace wm {
 
 class PathExpression {
  public:
-  // Adds `source` to `library`, which must be validated before the expression is evaluated.
+  // Outside the native subset, adds `source` to `library`, which must be validated before the
+  // expression is evaluated. Native expressions need jq only in rare run-time fallbacks, so they
+  // get a program of their own on first need and cost nothing at load.
   PathExpression(std::string source, std::shared_ptr<JqLibrary> library);
   // A stand-alone expression, compiled at once (17 ms: for tests and one-offs, not catalogs).
   static std::optional<PathExpression> compile(const std::string& source, std::string& error);
 
   EvalResult evaluate(ObjectDocument& doc, bool want_pointers) const;
   // Each engine alone, for tests and benchmarks.
-  EvalResult evaluate_jq(ObjectDocument& doc, bool want_pointers) const {
-    return library_->run(index_, doc, want_pointers);
-  }
+  EvalResult evaluate_jq(ObjectDocument& doc, bool want_pointers) const;
   std::optional<EvalResult> evaluate_native(ObjectDocument& doc, bool want_pointers) const;
 
   bool is_native() const { return native_.has_value(); }
-  const std::string& source() const { return library_->source(index_); }
-  size_t library_index() const { return index_; }
+  const std::string& source() const { return source_; }
+  // Where the expression sits in the shared library; nothing for native expressions.
+  std::optional<size_t> library_index() const;
 
  private:
-  std::shared_ptr<const JqLibrary> library_;
-  size_t index_;
+  const JqLibrary& library() const;
+  std::string source_;
   std::optional<NativeExpression> native_;
+  std::shared_ptr<JqLibrary> library_;  // the shared one, for non-native expressions
+  size_t index_ = 0;
+  struct OwnLibrary {  // made on first need, shared by copies
+    std::once_flag once;
+    std::shared_ptr<JqLibrary> library;
+  };
+  std::shared_ptr<OwnLibrary> own_;
 };
 
 }  // namespace wm

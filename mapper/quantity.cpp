@@ -51,7 +51,7 @@ std::optional<Quantity> Quantity::parse(std::string_view text) {
   int binary_power = 0, decimal_exponent = 0;
   static const std::pair<std::string_view, int> binary[] = {{"Ki", 10}, {"Mi", 20}, {"Gi", 30},
                                                             {"Ti", 40}, {"Pi", 50}, {"Ei", 60}};
-  static const std::pair<std::string_view, int> decimal[] = {{"n", -9}, {"u", -6}, {"m", -3}, {"", 0}, {"k", 3},
+  static const std::pair<std::string_view, int> decimal[] = {{"n", -9}, {"u", -6}, {"m", -3}, {"", 0},   {"k", 3},
                                                              {"M", 6},  {"G", 9},  {"T", 12}, {"P", 15}, {"E", 18}};
   bool known = false;
   for (auto [s, p] : binary)

@@ -14,7 +14,7 @@ namespace wm {
 
 struct Value {
   simdjson::dom::element element;  // valid unless `computed`
-  bool computed = false;  // made by the expression (arithmetic, keys): see `number` or `text`
+  bool computed = false;           // made by the expression (arithmetic, keys): see `number` or `text`
   bool computed_string = false;
   double number = 0;
   std::string text;

@@ -12,10 +12,14 @@ namespace wm {
 
 const char* shape_name(PodShape shape) {
   switch (shape) {
-    case PodShape::PodTemplate: return "podTemplateSpec";
-    case PodShape::PodSpec: return "podSpec";
-    case PodShape::Fragmented: return "fragmented";
-    case PodShape::Logical: return "logical";
+    case PodShape::PodTemplate:
+      return "podTemplateSpec";
+    case PodShape::PodSpec:
+      return "podSpec";
+    case PodShape::Fragmented:
+      return "fragmented";
+    case PodShape::Logical:
+      return "logical";
   }
   return "";
 }
@@ -46,8 +50,7 @@ class ViewBuilder {
     s.defined = true;
     s.result = path->evaluate(doc_, pointers);
     if (!s.result.ok())
-      view_.warnings.push_back("component " + c.name + ": " + field + " (" + path->source() +
-                               "): " + s.result.error);
+      view_.warnings.push_back("component " + c.name + ": " + field + " (" + path->source() + "): " + s.result.error);
     return s;
   }
 
@@ -118,8 +121,8 @@ class ViewBuilder {
       f.resources = eval(p.resources, c, "resourcesPath", true);
       f.containers = eval(p.containers, c, "containersPath", true);
       f.container = eval(p.container, c, "containerPath", true);
-      for (const Stream* s : {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers,
-                              &f.container, &replicas})
+      for (const Stream* s :
+           {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers, &f.container, &replicas})
         n = std::max(n, s->size());
     } else {
       n = std::max({replicas.size(), ids.size(), replicas.defined || ids.defined ? size_t{0} : size_t{1}});
@@ -159,8 +162,8 @@ class ViewBuilder {
         // (fields may fall back to workload-wide defaults); without one, any mapped field does.
         bool deployed = present(replicas.at(i));
         if (!replicas.defined)
-          for (const Stream* s : {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers,
-                                  &f.container})
+          for (const Stream* s :
+               {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers, &f.container})
             deployed = deployed || present(s->at(i));
         if (!deployed) continue;  // e.g. Milvus cluster components in standalone mode
         inst.fields = {located(f.scheduler.at(i)), located(f.priority.at(i)), located(f.labels.at(i)),

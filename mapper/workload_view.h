@@ -23,15 +23,15 @@ const char* shape_name(PodShape shape);
 
 struct InstanceView {
   std::string component;
-  std::string id;     // from instanceIdPath, else the component name (suffixed with the index if several)
-  size_t index = 0;   // position in the component's streams
+  std::string id;    // from instanceIdPath, else the component name (suffixed with the index if several)
+  size_t index = 0;  // position in the component's streams
   PodShape shape = PodShape::Logical;
   std::string location;  // pointer to the pod template / pod spec; for fragmented specs, the resources
   long long replicas = 1;
   std::optional<long long> min_replicas, max_replicas;
-  long long pods = 0;          // pods this instance yields (0 for a logical grouping)
-  ResourceList pod_requests;   // one pod's effective request
-  ResourceList total_requests; // pod_requests x pods
+  long long pods = 0;                         // pods this instance yields (0 for a logical grouping)
+  ResourceList pod_requests;                  // one pod's effective request
+  ResourceList total_requests;                // pod_requests x pods
   std::optional<std::string> scheduler_name;  // as the object sets it now
   PodFieldLocations fields;
 };

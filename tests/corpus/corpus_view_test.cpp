@@ -1,8 +1,8 @@
 // Every upstream manifest: the view finds every pod template or pod spec, with the replica and pod
 // counts of fixtures/corpus_expectations.yaml (checked by hand against the manifests).
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <catch2/catch.hpp>
 #include <map>
 
 #include "mapper/workload_view.h"
@@ -123,6 +123,5 @@ status:
 
   auto pending = test::parse_yaml("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n");
   auto pod = test::builtin_catalog().find("v1", "Pod");
-  CHECK(build_view(*pod.definition, *pending[0].doc, {.status = true}).phases ==
-        std::vector<std::string>{"Undefined"});
+  CHECK(build_view(*pod.definition, *pending[0].doc, {.status = true}).phases == std::vector<std::string>{"Undefined"});
 }

@@ -23,7 +23,8 @@ TEST_CASE("kubectl applies every corpus workload's patch, and every pod template
     WARN("kubectl is not installed: skipped");
     return;
   }
-  const PodEdits edits{"wm-test-scheduler", std::nullopt,
+  const PodEdits edits{"wm-test-scheduler",
+                       std::nullopt,
                        {{"workload-map.test/gang", "g1"}, {"odd/key~name", "x"}},
                        {{"workload-map.test/min-member", "3"}}};
   const RootEdits root{{}, {{"workload-map.test/pods", "7"}}};
@@ -42,9 +43,8 @@ TEST_CASE("kubectl applies every corpus workload's patch, and every pod template
         std::string input = test::write_temp("object.json", element_json(object.root));
         std::string patch_file = test::write_temp("patch.json", patch);
         std::string out;
-        int status = test::run("kubectl patch --local --type json -f " + input + " -p \"$(cat " + patch_file +
-                                   ")\" -o json 2>&1",
-                               out);
+        int status = test::run(
+            "kubectl patch --local --type json -f " + input + " -p \"$(cat " + patch_file + ")\" -o json 2>&1", out);
         INFO("patch: " << patch << "\nkubectl: " << out.substr(0, 2000));
         REQUIRE(status == 0);
 

@@ -1,13 +1,13 @@
 #include "tests/support/test_support.h"
 
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace wm::test {
 

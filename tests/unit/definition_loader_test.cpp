@@ -1,12 +1,12 @@
 // Broken definitions are refused at load time with file, line and field. Each fixture in
 // fixtures/broken-definitions states on its first line the message it must produce.
-#include <catch2/catch.hpp>
+#include "mapper/definition_loader.h"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "mapper/definition_loader.h"
 #include "tests/support/test_support.h"
 
 using namespace wm;
@@ -38,27 +38,27 @@ TEST_CASE("every broken definition is refused with file:line: field: message") {
 
 TEST_CASE("the built-in catalog loads cleanly and covers the mission's workload types") {
   const Catalog& catalog = test::builtin_catalog();
-  for (auto [api, kind] : std::initializer_list<std::pair<const char*, const char*>>{
-           {"jobset.x-k8s.io/v1alpha2", "JobSet"},
-           {"kubeflow.org/v1", "PyTorchJob"},
-           {"kubeflow.org/v2beta1", "MPIJob"},
-           {"ray.io/v1", "RayCluster"},
-           {"ray.io/v1", "RayJob"},
-           {"ray.io/v1", "RayService"},
-           {"serving.kserve.io/v1beta1", "InferenceService"},
-           {"serving.knative.dev/v1", "Service"},
-           {"apps.nvidia.com/v1alpha1", "NIMService"},
-           {"leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"},
-           {"milvus.io/v1beta1", "Milvus"},
-           {"grove.io/v1alpha1", "PodCliqueSet"},
-           {"nvidia.com/v1alpha1", "DynamoGraphDeployment"},
-           {"v1", "Pod"},
-           {"batch/v1", "Job"},
-           {"batch/v1", "CronJob"},
-           {"apps/v1", "Deployment"},
-           {"apps/v1", "StatefulSet"},
-           {"apps/v1", "ReplicaSet"},
-           {"apps/v1", "DaemonSet"}}) {
+  for (auto [api, kind] :
+       std::initializer_list<std::pair<const char*, const char*>>{{"jobset.x-k8s.io/v1alpha2", "JobSet"},
+                                                                  {"kubeflow.org/v1", "PyTorchJob"},
+                                                                  {"kubeflow.org/v2beta1", "MPIJob"},
+                                                                  {"ray.io/v1", "RayCluster"},
+                                                                  {"ray.io/v1", "RayJob"},
+                                                                  {"ray.io/v1", "RayService"},
+                                                                  {"serving.kserve.io/v1beta1", "InferenceService"},
+                                                                  {"serving.knative.dev/v1", "Service"},
+                                                                  {"apps.nvidia.com/v1alpha1", "NIMService"},
+                                                                  {"leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"},
+                                                                  {"milvus.io/v1beta1", "Milvus"},
+                                                                  {"grove.io/v1alpha1", "PodCliqueSet"},
+                                                                  {"nvidia.com/v1alpha1", "DynamoGraphDeployment"},
+                                                                  {"v1", "Pod"},
+                                                                  {"batch/v1", "Job"},
+                                                                  {"batch/v1", "CronJob"},
+                                                                  {"apps/v1", "Deployment"},
+                                                                  {"apps/v1", "StatefulSet"},
+                                                                  {"apps/v1", "ReplicaSet"},
+                                                                  {"apps/v1", "DaemonSet"}}) {
     INFO(api << " " << kind);
     auto match = catalog.find(api, kind);
     CHECK(match.definition != nullptr);

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "mapper/documents.h"
+
+#include <catch2/catch.hpp>
 
 using namespace wm;
 
@@ -13,8 +13,9 @@ static std::string json_of(const std::string& yaml) {
 }
 
 TEST_CASE("YAML scalars get Kubernetes' types") {
-  CHECK(json_of("a: 1\nb: \"1\"\nc: 1.5\nd: true\ne: yes\nf: null\ng: ~\nh: abc\ni: '007'\nj: 0x1F\nk: 1e3\nl: 500m") ==
-        R"({"a":1,"b":"1","c":1.5,"d":true,"e":true,"f":null,"g":null,"h":"abc","i":"007","j":31,"k":1000,"l":"500m"})");
+  CHECK(
+      json_of("a: 1\nb: \"1\"\nc: 1.5\nd: true\ne: yes\nf: null\ng: ~\nh: abc\ni: '007'\nj: 0x1F\nk: 1e3\nl: 500m") ==
+      R"({"a":1,"b":"1","c":1.5,"d":true,"e":true,"f":null,"g":null,"h":"abc","i":"007","j":31,"k":1000,"l":"500m"})");
 }
 
 TEST_CASE("several documents, empty ones skipped, with their lines") {

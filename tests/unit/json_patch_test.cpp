@@ -1,6 +1,7 @@
+#include "mapper/json_patch.h"
+
 #include <catch2/catch.hpp>
 
-#include "mapper/json_patch.h"
 #include "tests/support/test_support.h"
 
 using namespace wm;
@@ -11,8 +12,9 @@ TEST_CASE("existing members are replaced, missing ones added, no-ops skipped") {
   patch.set_string("/spec/schedulerName", "kai-scheduler");
   patch.set_string("/spec/priorityClassName", "high");  // already so
   patch.set_string("/spec/nodeName", "n1");
-  CHECK(patch.str() ==
-        R"([{"op":"replace","path":"/spec/schedulerName","value":"kai-scheduler"},{"op":"add","path":"/spec/nodeName","value":"n1"}])");
+  CHECK(
+      patch.str() ==
+      R"([{"op":"replace","path":"/spec/schedulerName","value":"kai-scheduler"},{"op":"add","path":"/spec/nodeName","value":"n1"}])");
 }
 
 TEST_CASE("a missing map is added whole, never patched into a path that does not exist") {
@@ -20,16 +22,18 @@ TEST_CASE("a missing map is added whole, never patched into a path that does not
   JsonPatchBuilder patch(o.root);
   patch.merge_map("/spec/template/metadata/labels", {{"a", "1"}, {"team.io/queue", "q"}});
   patch.merge_map("/spec/template/metadata/annotations", {{"x", "y"}});
-  CHECK(patch.str() ==
-        R"([{"op":"add","path":"/spec/template/metadata","value":{"labels":{"a":"1","team.io/queue":"q"},"annotations":{"x":"y"}}}])");
+  CHECK(
+      patch.str() ==
+      R"([{"op":"add","path":"/spec/template/metadata","value":{"labels":{"a":"1","team.io/queue":"q"},"annotations":{"x":"y"}}}])");
 }
 
 TEST_CASE("keys are escaped with ~0 and ~1") {
   auto o = test::parse_json(R"({"metadata":{"labels":{"keep":"me"}}})");
   JsonPatchBuilder patch(o.root);
   patch.merge_map("/metadata/labels", {{"scheduling.x-k8s.io/pod-group", "g"}, {"a~b", "c"}, {"keep", "me"}});
-  CHECK(patch.str() ==
-        R"([{"op":"add","path":"/metadata/labels/scheduling.x-k8s.io~1pod-group","value":"g"},{"op":"add","path":"/metadata/labels/a~0b","value":"c"}])");
+  CHECK(
+      patch.str() ==
+      R"([{"op":"add","path":"/metadata/labels/scheduling.x-k8s.io~1pod-group","value":"g"},{"op":"add","path":"/metadata/labels/a~0b","value":"c"}])");
 }
 
 TEST_CASE("a null member is replaced, not added under") {

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "mapper/quantity.h"
+
+#include <catch2/catch.hpp>
 
 using wm::Quantity;
 

@@ -1,6 +1,7 @@
+#include "mapper/resources.h"
+
 #include <catch2/catch.hpp>
 
-#include "mapper/resources.h"
 #include "tests/support/test_support.h"
 
 using namespace wm;
