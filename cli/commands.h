@@ -14,6 +14,8 @@ using Args = std::vector<std::string>;
 int inspect(const Args& args);
 int mutate(const Args& args);
 int lint(const Args& args);
+int serve(const Args& args);
+int review_request(const Args& args);
 
 constexpr int kOk = 0;
 constexpr int kInvalid = 1;

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "cli/workloads.h"
+#include "mapper/resources.h"
 #include "mapper/view_json.h"
 #include "mapper/workload_view.h"
 
@@ -11,18 +12,10 @@ namespace wm::cli {
 
 namespace {
 
-// GPUs of any vendor: resource names like nvidia.com/gpu, amd.com/gpu.
-long long gpus(const ResourceList& list) {
-  long long n = 0;
-  for (const auto& [name, q] : list)
-    if (name.size() >= 4 && name.compare(name.size() - 4, 4, "/gpu") == 0) n += q.units_ceil();
-  return n;
-}
-
 std::string others(const ResourceList& list) {
   std::string out;
   for (const auto& [name, q] : list) {
-    if (name.size() >= 4 && name.compare(name.size() - 4, 4, "/gpu") == 0) continue;
+    if (is_gpu_resource(name)) continue;
     if (!out.empty()) out += ",";
     out += name + "=" + q.str(is_byte_resource(name));
   }
@@ -44,10 +37,10 @@ void print_table(const WorkloadView& view, const Workload& w) {
       if (i.min_replicas || i.max_replicas)
         replicas += " (" + (i.min_replicas ? std::to_string(*i.min_replicas) : "") + ".." +
                     (i.max_replicas ? std::to_string(*i.max_replicas) : "") + ")";
-      table.add({c.name, i.id, replicas, std::to_string(i.pods), std::to_string(gpus(i.total_requests)),
+      table.add({c.name, i.id, replicas, std::to_string(i.pods), std::to_string(gpu_count(i.total_requests)),
                  others(i.pod_requests), i.location});
     }
-  table.add({"TOTAL", "", "", std::to_string(view.total_pods), std::to_string(gpus(view.total_requests)),
+  table.add({"TOTAL", "", "", std::to_string(view.total_pods), std::to_string(gpu_count(view.total_requests)),
              others(view.total_requests), ""});
   table.print(std::cout);
   for (const auto& g : view.gangs) {

@@ -17,6 +17,9 @@ commands:
                        --root-label k=v  --root-annotation k=v  (the workload object itself)
                        -o patch (default) | json | yaml     (the patched object)
   lint DIR|FILE...     check definitions; lists every problem as file:line: field: message
+  serve                run the admission webhook (workload-map serve --help)
+  review-request FILE  print an AdmissionReview for the first workload of FILE (for curl and tests)
+                       --operation CREATE|UPDATE|DELETE  --namespace NS  --uid UID
 
 common options:
   --definitions DIR    add or override definitions (repeatable); the built-in catalog is always loaded
@@ -36,6 +39,8 @@ int main(int argc, char** argv) {
   if (command == "inspect") return wm::cli::inspect(args);
   if (command == "mutate") return wm::cli::mutate(args);
   if (command == "lint") return wm::cli::lint(args);
+  if (command == "serve") return wm::cli::serve(args);
+  if (command == "review-request") return wm::cli::review_request(args);
   if (command == "-h" || command == "--help" || command == "help") {
     std::cout << kUsage;
     return wm::cli::kOk;

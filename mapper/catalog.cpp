@@ -85,6 +85,10 @@ std::vector<std::string> Catalog::merge(Catalog&& other) {
   return replaced;
 }
 
+void Catalog::warm_up() const {
+  for (const auto& d : definitions_) for_each_object_path(*d, [](const std::string&, const Path& p) { p->warm_up(); });
+}
+
 Catalog::Match Catalog::find(std::string_view api_version, std::string_view kind) const {
   auto slash = api_version.find('/');
   std::string_view group = slash == std::string_view::npos ? std::string_view{} : api_version.substr(0, slash);

@@ -29,6 +29,8 @@ class Catalog {
   Match find(std::string_view api_version, std::string_view kind) const;
 
   const std::vector<std::shared_ptr<const Definition>>& definitions() const { return definitions_; }
+  // Compiles, on the calling thread, the jq programs that the definitions fall back to.
+  void warm_up() const;
   size_t size() const { return definitions_.size(); }
 
  private:

@@ -5,6 +5,7 @@ extern "C" {
 }
 
 #include <atomic>
+#include <functional>
 #include <unordered_map>
 
 #include "mapper/jq_input.h"
@@ -174,21 +175,34 @@ std::vector<std::pair<size_t, std::string>> JqLibrary::validate() {
   return failures;
 }
 
-EvalResult JqLibrary::run(size_t index, ObjectDocument& doc, bool want_pointers) const {
+namespace {
+
+jq_state* thread_state(uint64_t id, const std::function<std::string()>& program) {
   thread_local ThreadStates states;
-  auto it = states.states.find(id_);
+  auto it = states.states.find(id);
   if (it == states.states.end()) {
     std::string error;
-    it = states.states.emplace(id_, new_state(program(), error)).first;
+    it = states.states.emplace(id, new_state(program(), error)).first;
   }
+  return it->second;
+}
+
+}  // namespace
+
+void JqLibrary::warm_up() const {
+  if (!sources_.empty()) thread_state(id_, [this] { return program(); });
+}
+
+EvalResult JqLibrary::run(size_t index, ObjectDocument& doc, bool want_pointers) const {
+  jq_state* jq = thread_state(id_, [this] { return program(); });
   EvalResult result;
-  if (!it->second) {
+  if (!jq) {
     result.error = "jq program failed to compile";
     return result;
   }
-  if (want_pointers && run_state(it->second, index, doc, true, result) == RunStatus::Done) return result;
+  if (want_pointers && run_state(jq, index, doc, true, result) == RunStatus::Done) return result;
   result = EvalResult{};
-  run_state(it->second, index, doc, false, result);
+  run_state(jq, index, doc, false, result);
   return result;
 }
 

@@ -28,6 +28,8 @@ class JqLibrary {
   // Runs one expression. With `want_pointers`, first tries path(EXPR) so that results carry their
   // location; an expression that is not a path (arithmetic, literals) yields location-less values.
   EvalResult run(size_t index, ObjectDocument& doc, bool want_pointers) const;
+  // Compiles this thread's copy now, so that the first request on the thread does not pay for it.
+  void warm_up() const;
 
  private:
   std::string program() const;

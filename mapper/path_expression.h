@@ -27,6 +27,9 @@ class PathExpression {
   std::optional<EvalResult> evaluate_native(ObjectDocument& doc, bool want_pointers) const;
 
   bool is_native() const { return native_.has_value(); }
+  void warm_up() const {
+    if (!native_) library_->warm_up();
+  }
   const std::string& source() const { return source_; }
   // Where the expression sits in the shared library; nothing for native expressions.
   std::optional<size_t> library_index() const;

@@ -87,4 +87,39 @@ ResourceList pod_requests(simdjson::dom::element pod_spec, std::vector<std::stri
   return pod;
 }
 
+bool is_gpu_resource(std::string_view name) { return name.size() > 4 && name.substr(name.size() - 4) == "/gpu"; }
+
+long long gpu_count(const ResourceList& list) {
+  long long n = 0;
+  for (const auto& [name, q] : list)
+    if (is_gpu_resource(name)) n += q.units_ceil();
+  return n;
+}
+
+std::vector<std::string> gpu_containers_missing_requests(simdjson::dom::element pod_spec,
+                                                         const std::vector<std::string>& required) {
+  std::vector<std::string> out;
+  for (const char* list : {"initContainers", "containers"}) {
+    simdjson::dom::element containers;
+    simdjson::dom::array array;
+    if (!field(pod_spec, list, containers) || containers.get_array().get(array) != simdjson::SUCCESS) continue;
+    for (auto c : array) {
+      simdjson::dom::element resources, limits, requests;
+      if (!field(c, "resources", resources) || !field(resources, "limits", limits) || !limits.is_object()) continue;
+      bool gpu = false;
+      for (auto [name, value] : limits.get_object().value_unsafe()) gpu = gpu || is_gpu_resource(name);
+      if (!gpu) continue;
+      bool has_requests = field(resources, "requests", requests);
+      bool missing = false;
+      for (const auto& r : required) {
+        simdjson::dom::element q;
+        missing = missing || !has_requests || !field(requests, r, q);
+      }
+      std::string_view name;
+      if (missing) out.emplace_back(c["name"].get_string().get(name) ? "(unnamed)" : std::string(name));
+    }
+  }
+  return out;
+}
+
 }  // namespace wm

@@ -91,8 +91,8 @@ int main(int argc, char** argv) {
       auto t1 = Clock::now();
       ObjectDocument doc(root_element);
       std::string_view api, kind;
-      (void)root_element["apiVersion"].get(api);
-      (void)root_element["kind"].get(kind);
+      if (root_element["apiVersion"].get(api)) return 1;
+      if (root_element["kind"].get(kind)) return 1;
       auto match = catalog.find(api, kind);
       WorkloadView view = build_view(*match.definition, doc);
       auto t2 = Clock::now();

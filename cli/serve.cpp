@@ -1,0 +1,160 @@
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "webhook/server.h"
+
+namespace wm::cli {
+
+namespace {
+
+const char* const kServeUsage = R"(usage: workload-map serve [options]
+
+With no options: the built-in catalog and policy, a self-signed certificate made in a temporary
+directory, on https://127.0.0.1:8443.
+
+  --listen ADDRESS:PORT     where to listen (default 127.0.0.1:8443; port 0 picks a free one)
+  --cert FILE --key FILE    serving certificate and key (PEM); reloaded when the files change
+  --client-ca FILE          require client certificates signed by this CA (mTLS)
+  --policy FILE             policy (YAML); reloaded when it changes; default: the built-in one
+  --definitions DIR         extra or overriding definitions (repeatable); reloaded when they change
+  --threads N               io threads (default: one per core)
+  --max-body BYTES          request body cap (default 3145728)
+  --read-timeout-ms MS      TLS handshake and first request (default 10000)
+  --idle-timeout-ms MS      keep-alive wait for the next request (default 60000)
+  --max-connections N       connections beyond this are closed at once (default 4096)
+  --drain-timeout-ms MS     on SIGTERM, how long requests in flight may take (default 20000)
+  --log-level LEVEL         debug, info, warn or error (default info)
+)";
+
+bool number(const std::string& text, long long& out) {
+  char* end = nullptr;
+  out = std::strtoll(text.c_str(), &end, 10);
+  return !text.empty() && *end == '\0' && out >= 0;
+}
+
+}  // namespace
+
+int serve(const Args& args) {
+  webhook::ServerOptions options;
+  webhook::StateSources sources;
+  webhook::TlsFiles tls_files;
+  webhook::LogLevel level = webhook::LogLevel::Info;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      std::cout << kServeUsage;
+      return kOk;
+    }
+    if (i + 1 >= args.size()) {
+      std::cerr << "serve: " << a << " needs a value\n" << kServeUsage;
+      return kUsage;
+    }
+    const std::string& v = args[++i];
+    long long n = 0;
+    auto need_number = [&](auto& into) {
+      if (!number(v, n)) return false;
+      into = static_cast<std::remove_reference_t<decltype(into)>>(n);
+      return true;
+    };
+    bool ok = true;
+    if (a == "--listen") {
+      auto colon = v.rfind(':');
+      ok = colon != std::string::npos && number(v.substr(colon + 1), n) && n < 65536;
+      if (ok) {
+        options.address = v.substr(0, colon);
+        if (options.address.size() > 2 && options.address.front() == '[') options.address = options.address.substr(1, options.address.size() - 2);
+        options.port = static_cast<uint16_t>(n);
+      }
+    } else if (a == "--cert") {
+      tls_files.certificate = v;
+    } else if (a == "--key") {
+      tls_files.key = v;
+    } else if (a == "--client-ca") {
+      tls_files.client_ca = v;
+    } else if (a == "--policy") {
+      sources.policy_file = v;
+    } else if (a == "--definitions") {
+      sources.definition_dirs.push_back(v);
+    } else if (a == "--threads") {
+      ok = need_number(options.threads);
+    } else if (a == "--max-body") {
+      ok = need_number(options.max_body_bytes);
+    } else if (a == "--max-connections") {
+      ok = need_number(options.max_connections);
+    } else if (a == "--read-timeout-ms" || a == "--idle-timeout-ms" || a == "--drain-timeout-ms") {
+      ok = number(v, n);
+      auto ms = std::chrono::milliseconds(n);
+      (a == "--read-timeout-ms" ? options.read_timeout : a == "--idle-timeout-ms" ? options.idle_timeout
+                                                                                  : options.drain_timeout) = ms;
+    } else if (a == "--log-level") {
+      ok = v == "debug" || v == "info" || v == "warn" || v == "error";
+      level = v == "debug" ? webhook::LogLevel::Debug
+              : v == "warn" ? webhook::LogLevel::Warn
+              : v == "error" ? webhook::LogLevel::Error
+                             : webhook::LogLevel::Info;
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      std::cerr << "serve: bad option " << a << " " << v << "\n" << kServeUsage;
+      return kUsage;
+    }
+  }
+  if (tls_files.certificate.empty() != tls_files.key.empty()) {
+    std::cerr << "serve: --cert and --key go together\n";
+    return kUsage;
+  }
+
+  webhook::Logger log(level);
+  bool self_signed = tls_files.certificate.empty();
+  if (self_signed) {
+    std::string dir = (std::filesystem::temp_directory_path() / "workload-map-XXXXXX").string();
+    if (!mkdtemp(dir.data())) {
+      std::cerr << "serve: cannot make a temporary directory\n";
+      return kInvalid;
+    }
+    std::string error;
+    if (!webhook::make_self_signed(dir, error)) {
+      std::cerr << "serve: " << error << "\n";
+      return kInvalid;
+    }
+    tls_files.certificate = dir + "/tls.crt";
+    tls_files.key = dir + "/tls.key";
+  }
+  webhook::TlsContexts tls(tls_files);
+  std::string error;
+  if (!tls.load(error)) {
+    std::cerr << "serve: " << error << "\n";
+    return kInvalid;
+  }
+  webhook::StateStore state(sources);
+  std::vector<std::string> problems;
+  if (!state.load(problems)) {
+    for (const auto& p : problems) std::cerr << p << "\n";
+    return kInvalid;
+  }
+  webhook::Metrics metrics;
+  webhook::Server server(options, state, tls, metrics, log);
+  return server.run([&](uint16_t port) {
+    std::string url = "https://" + (options.address.find(':') != std::string::npos ? "[" + options.address + "]" : options.address) +
+                      ":" + std::to_string(port);
+    log.log(webhook::LogLevel::Info, "listening",
+            {{"url", url}, {"certificate", tls_files.certificate},
+             {"definitions", std::to_string(state.current().catalog->size())},
+             {"policy", sources.policy_file.empty() ? "built-in" : sources.policy_file}});
+    std::cout << "workload-map is serving on " << url << " (" << state.current().catalog->size()
+              << " workload definitions, " << (sources.policy_file.empty() ? "built-in" : sources.policy_file)
+              << " policy)\n"
+              << "  certificate: " << tls_files.certificate << (self_signed ? " (self-signed, localhost)" : "") << "\n"
+              << "  try:  curl --cacert " << tls_files.certificate << " " << url << "/healthz\n"
+              << "        workload-map review-request examples/jobset-12-gpus.yaml > review.json\n"
+              << "        curl --cacert " << tls_files.certificate << " -H 'Content-Type: application/json' --data @review.json "
+              << url << "/mutate\n"
+              << "  stop: Ctrl-C (drains requests in flight)\n"
+              << std::flush;
+  });
+}
+
+}  // namespace wm::cli

@@ -1,0 +1,322 @@
+#include "webhook/admission.h"
+
+#include <boost/beast/core/detail/base64.hpp>
+
+#include "mapper/json_writer.h"
+#include "mapper/pod_edits.h"
+#include "mapper/resources.h"
+#include "mapper/view_json.h"
+#include "mapper/workload_view.h"
+
+namespace wm::webhook {
+
+namespace {
+
+struct Request {
+  std::string_view uid, operation, namespace_name, api_version, kind, group;
+  simdjson::dom::element object;
+  bool has_object = false;
+};
+
+AdmissionResult bad_request(std::string reason) {
+  AdmissionResult r;
+  r.http_status = 400;
+  r.outcome = "bad-request";
+  r.message = reason;
+  r.body = std::move(reason);
+  return r;
+}
+
+std::string base64(const std::string& data) {
+  std::string out(boost::beast::detail::base64::encoded_size(data.size()), '\0');
+  out.resize(boost::beast::detail::base64::encode(out.data(), data.data(), data.size()));
+  return out;
+}
+
+// The AdmissionReview answer. `patch` empty means none; `denial` empty means allowed.
+std::string response(std::string_view uid, const std::string& patch, const std::string& denial, int code,
+                     const std::vector<std::string>& warnings) {
+  std::string out = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":)";
+  append_json_string(out, uid);
+  out += denial.empty() ? R"(,"allowed":true)" : R"(,"allowed":false)";
+  if (!denial.empty()) {
+    out += R"(,"status":{"code":)" + std::to_string(code) + R"(,"message":)";
+    append_json_string(out, denial);
+    out += "}";
+  }
+  if (!patch.empty()) out += R"(,"patchType":"JSONPatch","patch":")" + base64(patch) + "\"";
+  if (!warnings.empty()) {
+    out += R"(,"warnings":[)";
+    for (size_t i = 0; i < warnings.size(); ++i) {
+      if (i) out += ',';
+      append_json_string(out, warnings[i].substr(0, 500));  // the API server caps warnings
+    }
+    out += "]";
+  }
+  return out + "}}";
+}
+
+std::string_view string_field(simdjson::dom::element e, std::string_view key) {
+  std::string_view s;
+  if (e.is_object() && e.get_object().value_unsafe().at_key(key).get_string().get(s) == simdjson::SUCCESS) return s;
+  return {};
+}
+
+std::string display_name(const WorkloadView& view, std::string_view namespace_name) {
+  std::string ns(namespace_name.empty() ? view.namespace_name : std::string(namespace_name));
+  std::string name = view.name.empty() ? view.generate_name + "*" : view.name;
+  return view.gvk.kind + " " + (ns.empty() ? "" : ns + "/") + name;
+}
+
+// The gang name: the workload's name, or, when it has only generateName, generateName plus the
+// start of the request uid (unique per request, the same on retries of that request).
+std::string workload_base_name(const WorkloadView& view, std::string_view uid) {
+  if (!view.name.empty()) return view.name;
+  std::string suffix;
+  for (char c : uid) {
+    if (suffix.size() == 8) break;
+    if (std::isalnum(static_cast<unsigned char>(c))) suffix.push_back(static_cast<char>(std::tolower(c)));
+  }
+  std::string prefix = view.generate_name.empty() ? view.gvk.kind + "-" : view.generate_name;
+  for (auto& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return prefix + suffix;
+}
+
+std::optional<std::string> queue_for(const Rule& rule, simdjson::dom::element object) {
+  if (rule.queue_value) return rule.queue_value;
+  if (rule.queue_label) {
+    simdjson::dom::element labels;
+    std::string_view value;
+    if (object.at_pointer("/metadata/labels").get(labels) == simdjson::SUCCESS && labels.is_object() &&
+        labels.get_object().value_unsafe().at_key(*rule.queue_label).get_string().get(value) == simdjson::SUCCESS)
+      return std::string(value);
+  }
+  return rule.queue_default;
+}
+
+const GangGroupView* gang_of(const WorkloadView& view, const std::string& component) {
+  for (const auto& g : view.gangs)
+    for (const auto& m : g.members)
+      if (m == component) return &g;
+  return nullptr;
+}
+
+std::string gang_name(const WorkloadView& view, const std::string& base, const GangGroupView* gang) {
+  if (!gang || view.gangs.size() <= 1) return base;
+  return base + "-" + gang->name;
+}
+
+StringPairs render(const TemplatePairs& templates, const TemplateValues& values) {
+  StringPairs out;
+  out.reserve(templates.size());
+  for (const auto& [key, t] : templates) out.emplace_back(key, t.render(values));
+  return out;
+}
+
+std::string quantity_text(const std::string& resource, const Quantity& q) { return q.str(is_byte_resource(resource)); }
+
+class Reviewer {
+ public:
+  Reviewer(const Request& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc)
+      : req_(req), rule_(rule), view_(view), doc_(doc) {
+    values_.name = workload_base_name(view, req.uid);
+    values_.namespace_name = std::string(req.namespace_name.empty() ? view.namespace_name : req.namespace_name);
+    values_.kind = view.gvk.kind;
+    values_.queue = queue_for(rule, req.object).value_or("");
+    values_.pods = view.total_pods;
+    values_.gpus = gpu_count(view.total_requests);
+    const GangGroupView* first = view.gangs.empty() ? nullptr : &view.gangs.front();
+    values_.group = gang_name(view, values_.name, first);
+    values_.gang_size = first ? first->min_member : view.total_pods;
+  }
+
+  std::string patch(std::vector<std::string>& warnings) {
+    JsonPatchBuilder patch(doc_.root());
+    ProfileEdits profile;
+    if (rule_.profile) profile = Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind);
+    for (const auto& c : view_.components)
+      for (const auto& i : c.instances) {
+        if (i.shape == PodShape::Logical) continue;
+        TemplateValues v = values_;
+        v.component = c.name;
+        v.instance = i.id;
+        const GangGroupView* gang = gang_of(view_, c.name);
+        v.group = gang_name(view_, values_.name, gang);
+        v.gang_size = gang ? gang->min_member : view_.total_pods;
+        PodEdits edits{profile.scheduler_name, std::nullopt, render(profile.pod_labels, v),
+                       render(profile.pod_annotations, v)};
+        for (auto& kv : render(rule_.pod_labels, v)) edits.labels.push_back(std::move(kv));
+        for (auto& kv : render(rule_.pod_annotations, v)) edits.annotations.push_back(std::move(kv));
+        apply_pod_edits(patch, i, edits, warnings);
+      }
+    RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
+    if (rule_.summary_annotations) {
+      root.annotations.emplace_back("workload-map.io/gang-size", std::to_string(values_.gang_size));
+      root.annotations.emplace_back("workload-map.io/pods", std::to_string(view_.total_pods));
+      root.annotations.emplace_back("workload-map.io/requests", resources_json(view_.total_requests));
+    }
+    apply_root_edits(patch, root, warnings);
+    return patch.empty() ? std::string() : patch.str();
+  }
+
+  std::vector<std::string> violations() {
+    std::vector<std::string> out;
+    const Limits& limits = rule_.limits;
+    const std::string who = display_name(view_, req_.namespace_name);
+    const std::string scope = "the limit for namespace " + values_.namespace_name;
+    for (const auto& [resource, limit] : limits.resources) {
+      auto it = view_.total_requests.find(resource);
+      if (it == view_.total_requests.end() || it->second <= limit) continue;
+      std::string parts;
+      for (const auto& c : view_.components)
+        for (const auto& i : c.instances) {
+          auto per_pod = i.pod_requests.find(resource);
+          if (per_pod == i.pod_requests.end() || i.pods == 0) continue;
+          if (!parts.empty()) parts += ", ";
+          parts += i.id + " " + std::to_string(i.pods) + "\xC3\x97" + quantity_text(resource, per_pod->second);
+        }
+      out.push_back(who + " asks for " + quantity_text(resource, it->second) + " " + resource + " across " +
+                    std::to_string(view_.total_pods) + " pods (" + parts + "); " + scope + " is " +
+                    quantity_text(resource, limit));
+    }
+    if (limits.max_pods && view_.total_pods > *limits.max_pods)
+      out.push_back(who + " has " + std::to_string(view_.total_pods) + " pods; " + scope + " is " +
+                    std::to_string(*limits.max_pods) + " pods");
+    if (limits.require_queue && values_.queue.empty())
+      out.push_back(who + " names no queue" +
+                    (rule_.queue_label ? ": set the label " + *rule_.queue_label + " on it" : std::string()));
+    const std::optional<std::string> profile_scheduler =
+        rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind).scheduler_name
+                      : std::nullopt;
+    for (const auto& c : view_.components)
+      for (const auto& i : c.instances) {
+        if (i.shape == PodShape::Logical) continue;
+        const std::string where = c.name + "/" + i.id;
+        if (i.scheduler_name && !limits.allowed_schedulers.empty() &&
+            std::find(limits.allowed_schedulers.begin(), limits.allowed_schedulers.end(), *i.scheduler_name) ==
+                limits.allowed_schedulers.end()) {
+          std::string allowed;
+          for (const auto& s : limits.allowed_schedulers) allowed += (allowed.empty() ? "" : ", ") + s;
+          out.push_back(who + ": pod template " + where + " uses scheduler \"" + *i.scheduler_name +
+                        "\"; allowed in namespace " + values_.namespace_name + ": " + allowed);
+        }
+        if (limits.forbid_scheduler_override && profile_scheduler && i.scheduler_name &&
+            *i.scheduler_name != *profile_scheduler)
+          out.push_back(who + ": pod template " + where + " sets schedulerName \"" + *i.scheduler_name +
+                        "\"; namespace " + values_.namespace_name + " is scheduled by " + *profile_scheduler +
+                        ": remove the field");
+        if (limits.require_requests_with_gpus && i.shape != PodShape::Fragmented) {
+          simdjson::dom::element pod_spec;
+          std::string at = i.shape == PodShape::PodTemplate ? i.location + "/spec" : i.location;
+          if (doc_.root().at_pointer(at).get(pod_spec) == simdjson::SUCCESS)
+            for (const auto& name : gpu_containers_missing_requests(pod_spec, {"cpu", "memory"}))
+              out.push_back(who + ": container " + name + " in " + where +
+                            " asks for GPUs in its limits but does not request cpu and memory");
+        }
+      }
+    return out;
+  }
+
+ private:
+  const Request& req_;
+  const Rule& rule_;
+  const WorkloadView& view_;
+  ObjectDocument& doc_;
+  TemplateValues values_;
+};
+
+std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::dom::parser& parser, Request& req) {
+  simdjson::dom::element root;
+  simdjson::padded_string padded(body);
+  // parse() copies strings into the parser's buffers, so `padded` may go; the DOM stays valid until the
+  // parser's next parse.
+  if (auto error = parser.parse(padded).get(root))
+    return bad_request(std::string("the body is not JSON: ") + simdjson::error_message(error));
+  if (!root.is_object()) return bad_request("the body is not an AdmissionReview object");
+  std::string_view api_version = string_field(root, "apiVersion"), kind = string_field(root, "kind");
+  if (api_version != "admission.k8s.io/v1")
+    return bad_request("apiVersion must be admission.k8s.io/v1, not \"" + std::string(api_version) +
+                       "\" (set admissionReviewVersions: [v1])");
+  if (kind != "AdmissionReview") return bad_request("kind must be AdmissionReview");
+  simdjson::dom::element request;
+  if (root["request"].get(request) || !request.is_object()) return bad_request("the AdmissionReview has no request");
+  req.uid = string_field(request, "uid");
+  if (req.uid.empty()) return bad_request("request.uid is missing");
+  req.operation = string_field(request, "operation");
+  if (req.operation.empty()) return bad_request("request.operation is missing");
+  req.namespace_name = string_field(request, "namespace");
+  simdjson::dom::element object;
+  req.has_object = !request["object"].get(object) && object.is_object();
+  if (req.has_object) {
+    req.object = object;
+    req.api_version = string_field(object, "apiVersion");
+    req.kind = string_field(object, "kind");
+  }
+  if ((req.operation == "CREATE" || req.operation == "UPDATE") && !req.has_object)
+    return bad_request("request.object is missing for a " + std::string(req.operation));
+  if (req.has_object && (req.api_version.empty() || req.kind.empty()))
+    return bad_request("request.object has no apiVersion or kind");
+  auto slash = req.api_version.find('/');
+  req.group = slash == std::string_view::npos ? std::string_view{} : req.api_version.substr(0, slash);
+  return std::nullopt;
+}
+
+}  // namespace
+
+AdmissionResult review(Endpoint endpoint, std::string_view body, const AdmissionState& state,
+                       simdjson::dom::parser& parser) {
+  Request req;
+  if (auto bad = parse_request(body, parser, req)) return std::move(*bad);
+  AdmissionResult result;
+  result.kind = std::string(req.kind);
+  auto allow = [&](const char* outcome, const std::vector<std::string>& warnings = {}) {
+    result.outcome = outcome;
+    result.body = response(req.uid, "", "", 0, warnings);
+    return result;
+  };
+  if (req.operation != "CREATE" && req.operation != "UPDATE") return allow("skipped");
+
+  const Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
+  if (!rule) return allow("no-rule");
+  auto match = state.catalog->find(req.api_version, req.kind);
+  if (!match.definition) return allow("unknown-kind");
+
+  ObjectDocument doc(req.object);
+  WorkloadView view = build_view(*match.definition, doc);
+  std::vector<std::string> warnings;
+  if (match.other_version)
+    warnings.push_back("workload-map: no definition for " + std::string(req.api_version) + " " + view.gvk.kind +
+                       "; used the one for " + match.definition->gvk.api_version());
+  if (!view.warnings.empty()) {
+    // The mapper could not make sense of this object: the rule's failure policy decides.
+    std::string why = "workload-map cannot understand " + display_name(view, req.namespace_name) + ": " +
+                      view.warnings.front();
+    result.message = why;
+    if (rule->failure_policy == FailurePolicy::Fail) {
+      result.outcome = "failed-closed";
+      result.body = response(req.uid, "", why, 422, warnings);
+      return result;
+    }
+    warnings.push_back(why + " (left as it is; failure policy Ignore)");
+    return allow("not-understood", warnings);
+  }
+
+  Reviewer reviewer(req, *rule, view, doc);
+  if (endpoint == Endpoint::Validate) {
+    auto violations = reviewer.violations();
+    if (violations.empty()) return allow("allowed", warnings);
+    std::string denial;
+    for (const auto& v : violations) denial += (denial.empty() ? "" : "; ") + v;
+    result.outcome = "denied";
+    result.message = denial;
+    result.body = response(req.uid, "", denial, 403, warnings);
+    return result;
+  }
+  if (req.operation == "UPDATE" && !rule->mutate_on_update) return allow("skipped", warnings);
+  std::string patch = reviewer.patch(warnings);
+  result.outcome = patch.empty() ? "unchanged" : "patched";
+  result.body = response(req.uid, patch, "", 0, warnings);
+  return result;
+}
+
+}  // namespace wm::webhook

@@ -1,0 +1,36 @@
+// Kubernetes admission.k8s.io/v1 AdmissionReview in, AdmissionReview (or an HTTP 400) out. Pure:
+// no sockets, no clocks; everything about workload types comes from the catalog and the policy.
+#pragma once
+
+#include <simdjson.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "mapper/catalog.h"
+#include "webhook/policy.h"
+
+namespace wm::webhook {
+
+struct AdmissionState {
+  std::shared_ptr<const Catalog> catalog;
+  std::shared_ptr<const Policy> policy;
+};
+
+enum class Endpoint { Mutate, Validate };
+
+struct AdmissionResult {
+  int http_status = 200;  // 400 for a malformed review
+  std::string body;       // the AdmissionReview, or the reason for a 400
+  std::string kind;       // the object's kind, for metrics ("" when unknown)
+  // patched, unchanged, allowed, denied, unknown-kind, no-rule, skipped, not-understood, failed-closed, bad-request
+  std::string outcome;
+  std::string message;    // why, for logs (denials, failures)
+};
+
+// `parser` is the calling thread's own.
+AdmissionResult review(Endpoint endpoint, std::string_view body, const AdmissionState& state,
+                       simdjson::dom::parser& parser);
+
+}  // namespace wm::webhook

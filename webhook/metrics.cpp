@@ -1,0 +1,99 @@
+#include "webhook/metrics.h"
+
+#include <cstdio>
+
+namespace wm::webhook {
+
+namespace {
+
+std::string label_value(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+void Metrics::request(const std::string& endpoint, const std::string& kind, const std::string& outcome,
+                      double seconds) {
+  std::lock_guard lock(mutex_);
+  ++requests_[{endpoint, kind, outcome}];
+  Histogram& h = latency_[endpoint];
+  size_t i = 0;
+  while (i < kBuckets.size() && seconds > kBuckets[i]) ++i;
+  ++h.counts[i];
+  h.sum += seconds;
+  ++h.count;
+}
+
+void Metrics::reload(const std::string& what, bool ok) {
+  std::lock_guard lock(mutex_);
+  ++reloads_[{what, ok ? "ok" : "failed"}];
+  config_healthy_[what] = ok ? 1 : 0;
+}
+
+std::string Metrics::render() const {
+  std::lock_guard lock(mutex_);
+  std::string out;
+  out += "# HELP workload_map_requests_total Requests by endpoint, object kind and outcome.\n";
+  out += "# TYPE workload_map_requests_total counter\n";
+  for (const auto& [key, n] : requests_) {
+    const auto& [endpoint, kind, outcome] = key;
+    out += "workload_map_requests_total{endpoint=\"" + label_value(endpoint) + "\",kind=\"" + label_value(kind) +
+           "\",outcome=\"" + label_value(outcome) + "\"} " + std::to_string(n) + "\n";
+  }
+  out += "# HELP workload_map_request_duration_seconds Time from a complete request to its response.\n";
+  out += "# TYPE workload_map_request_duration_seconds histogram\n";
+  for (const auto& [endpoint, h] : latency_) {
+    long long cumulative = 0;
+    for (size_t i = 0; i < kBuckets.size(); ++i) {
+      cumulative += h.counts[i];
+      out += "workload_map_request_duration_seconds_bucket{endpoint=\"" + label_value(endpoint) + "\",le=\"" +
+             number(kBuckets[i]) + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    cumulative += h.counts[kBuckets.size()];
+    out += "workload_map_request_duration_seconds_bucket{endpoint=\"" + label_value(endpoint) + "\",le=\"+Inf\"} " +
+           std::to_string(cumulative) + "\n";
+    out += "workload_map_request_duration_seconds_sum{endpoint=\"" + label_value(endpoint) + "\"} " + number(h.sum) +
+           "\n";
+    out += "workload_map_request_duration_seconds_count{endpoint=\"" + label_value(endpoint) + "\"} " +
+           std::to_string(h.count) + "\n";
+  }
+  out += "# HELP workload_map_definitions_loaded Workload definitions in the live catalog.\n";
+  out += "# TYPE workload_map_definitions_loaded gauge\n";
+  out += "workload_map_definitions_loaded " + std::to_string(definitions_.load()) + "\n";
+  out += "# HELP workload_map_certificate_expiry_timestamp_seconds When the serving certificate expires.\n";
+  out += "# TYPE workload_map_certificate_expiry_timestamp_seconds gauge\n";
+  out += "workload_map_certificate_expiry_timestamp_seconds " + number(certificate_expiry_.load()) + "\n";
+  out += "# HELP workload_map_config_reloads_total Reloads of the policy, definitions and certificate.\n";
+  out += "# TYPE workload_map_config_reloads_total counter\n";
+  for (const auto& [key, n] : reloads_)
+    out += "workload_map_config_reloads_total{config=\"" + label_value(key.first) + "\",result=\"" + key.second +
+           "\"} " + std::to_string(n) + "\n";
+  out += "# HELP workload_map_config_last_reload_ok 1 while the last reload worked; 0: the last good one is live.\n";
+  out += "# TYPE workload_map_config_last_reload_ok gauge\n";
+  for (const auto& [what, ok] : config_healthy_)
+    out += "workload_map_config_last_reload_ok{config=\"" + label_value(what) + "\"} " + std::to_string(ok) + "\n";
+  out += "# TYPE workload_map_open_connections gauge\n";
+  out += "workload_map_open_connections " + std::to_string(open_connections_.load()) + "\n";
+  out += "# TYPE workload_map_refused_connections_total counter\n";
+  out += "workload_map_refused_connections_total " + std::to_string(refused_connections_.load()) + "\n";
+  out += "# TYPE workload_map_tls_handshake_failures_total counter\n";
+  out += "workload_map_tls_handshake_failures_total " + std::to_string(tls_failures_.load()) + "\n";
+  return out;
+}
+
+}  // namespace wm::webhook

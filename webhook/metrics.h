@@ -1,0 +1,46 @@
+// Prometheus metrics, rendered in the text exposition format on GET /metrics.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+namespace wm::webhook {
+
+class Metrics {
+ public:
+  // One admission or HTTP request: which endpoint, the object's kind, how it ended, how long it took.
+  void request(const std::string& endpoint, const std::string& kind, const std::string& outcome, double seconds);
+  void set_definitions(size_t n) { definitions_ = static_cast<long long>(n); }
+  void set_certificate_expiry(double unix_seconds) { certificate_expiry_ = unix_seconds; }
+  void reload(const std::string& what, bool ok);  // policy / definitions / certificate
+  void connection_opened() { ++open_connections_; }
+  void connection_closed() { --open_connections_; }
+  void connection_refused() { ++refused_connections_; }
+  void tls_failure() { ++tls_failures_; }
+
+  std::string render() const;
+
+  static constexpr std::array<double, 12> kBuckets = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+                                                       0.005,   0.01,   0.025,   0.1,    0.5,   1.0};
+
+ private:
+  struct Histogram {
+    std::array<long long, kBuckets.size() + 1> counts{};
+    double sum = 0;
+    long long count = 0;
+  };
+  mutable std::mutex mutex_;
+  std::map<std::tuple<std::string, std::string, std::string>, long long> requests_;
+  std::map<std::string, Histogram> latency_;  // by endpoint
+  std::map<std::pair<std::string, std::string>, long long> reloads_;  // (what, ok|failed)
+  std::map<std::string, int> config_healthy_;  // 1 while the last reload of `what` worked
+  std::atomic<long long> definitions_{0};
+  std::atomic<double> certificate_expiry_{0};
+  std::atomic<long long> open_connections_{0}, refused_connections_{0}, tls_failures_{0};
+};
+
+}  // namespace wm::webhook

@@ -1,0 +1,254 @@
+#include "webhook/policy.h"
+
+#include <fnmatch.h>
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+
+#include "webhook/embedded_policy.h"
+
+namespace wm::webhook {
+
+namespace {
+
+class PolicyReader {
+ public:
+  PolicyReader(std::string file, Diagnostics& errors) : file_(std::move(file)), errors_(errors) {}
+
+  void error(const YAML::Node& at, const std::string& field, const std::string& message) {
+    errors_.push_back({file_, at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : 0, field, message});
+  }
+
+  bool keys(const YAML::Node& node, const std::string& field, std::initializer_list<const char*> allowed) {
+    if (!node.IsMap()) {
+      error(node, field, "must be a mapping");
+      return false;
+    }
+    for (const auto& e : node) {
+      bool known = false;
+      for (const char* a : allowed) known = known || e.first.Scalar() == a;
+      if (!known) error(e.first, field.empty() ? e.first.Scalar() : field + "." + e.first.Scalar(), "unknown field");
+    }
+    return true;
+  }
+
+  std::vector<std::string> strings(const YAML::Node& node, const std::string& field) {
+    std::vector<std::string> out;
+    if (!node.IsDefined() || node.IsNull()) return out;
+    if (node.IsScalar()) return {node.Scalar()};
+    if (!node.IsSequence()) {
+      error(node, field, "must be a list of strings");
+      return out;
+    }
+    for (const auto& item : node) out.push_back(item.Scalar());
+    return out;
+  }
+
+  TemplatePairs templates(const YAML::Node& node, const std::string& field) {
+    TemplatePairs out;
+    if (!node.IsDefined() || node.IsNull()) return out;
+    if (!node.IsMap()) {
+      error(node, field, "must map keys to values");
+      return out;
+    }
+    for (const auto& e : node) {
+      std::string message;
+      auto t = ValueTemplate::parse(e.second.Scalar(), message);
+      if (!t)
+        error(e.second, field + "." + e.first.Scalar(), message);
+      else
+        out.emplace_back(e.first.Scalar(), std::move(*t));
+    }
+    return out;
+  }
+
+  ProfileEdits edits(const YAML::Node& node, const std::string& field) {
+    ProfileEdits e;
+    if (node["schedulerName"].IsDefined()) e.scheduler_name = node["schedulerName"].Scalar();
+    e.pod_labels = templates(node["podLabels"], field + ".podLabels");
+    e.pod_annotations = templates(node["podAnnotations"], field + ".podAnnotations");
+    e.workload_labels = templates(node["workloadLabels"], field + ".workloadLabels");
+    e.workload_annotations = templates(node["workloadAnnotations"], field + ".workloadAnnotations");
+    return e;
+  }
+
+  bool boolean(const YAML::Node& node, const std::string& field, bool fallback) {
+    if (!node.IsDefined() || node.IsNull()) return fallback;
+    const std::string& s = node.Scalar();
+    if (s == "true") return true;
+    if (s == "false") return false;
+    error(node, field, "must be true or false");
+    return fallback;
+  }
+
+  Limits limits(const YAML::Node& node, const std::string& field) {
+    Limits l;
+    if (!node.IsDefined() || node.IsNull()) return l;
+    if (!keys(node, field,
+              {"resources", "maxPods", "requireQueue", "allowedSchedulers", "requireRequestsWithGPUs",
+               "forbidSchedulerOverride"}))
+      return l;
+    if (YAML::Node r = node["resources"]; r.IsDefined()) {
+      if (!r.IsMap()) error(r, field + ".resources", "must map resource names to quantities");
+      for (const auto& e : r) {
+        auto q = Quantity::parse(e.second.Scalar());
+        if (!q)
+          error(e.second, field + ".resources." + e.first.Scalar(), "is not a quantity");
+        else
+          l.resources.emplace(e.first.Scalar(), *q);
+      }
+    }
+    if (YAML::Node m = node["maxPods"]; m.IsDefined()) {
+      try {
+        l.max_pods = m.as<long long>();
+      } catch (const YAML::Exception&) {
+        error(m, field + ".maxPods", "must be a whole number");
+      }
+    }
+    l.require_queue = boolean(node["requireQueue"], field + ".requireQueue", false);
+    l.allowed_schedulers = strings(node["allowedSchedulers"], field + ".allowedSchedulers");
+    l.require_requests_with_gpus = boolean(node["requireRequestsWithGPUs"], field + ".requireRequestsWithGPUs", false);
+    l.forbid_scheduler_override = boolean(node["forbidSchedulerOverride"], field + ".forbidSchedulerOverride", false);
+    return l;
+  }
+
+ private:
+  std::string file_;
+  Diagnostics& errors_;
+};
+
+}  // namespace
+
+bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind) {
+  if (pattern == "*") return true;
+  auto slash = pattern.find('/');
+  if (slash == std::string::npos) return pattern == kind;
+  return pattern.compare(0, slash, group) == 0 && slash == group.size() && pattern.compare(slash + 1, std::string::npos, kind) == 0;
+}
+
+std::optional<Policy> Policy::load(const std::string& text, const std::string& file, Diagnostics& errors) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    errors.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "invalid YAML: " + e.msg});
+    return std::nullopt;
+  }
+  size_t before = errors.size();
+  PolicyReader r(file, errors);
+  Policy policy;
+  if (!r.keys(root, "", {"apiVersion", "kind", "schedulerProfiles", "rules"})) return std::nullopt;
+  if (!root["apiVersion"].IsDefined() || root["apiVersion"].Scalar() != "workload-map.io/v1alpha1" ||
+      !root["kind"].IsDefined() || root["kind"].Scalar() != "Policy")
+    r.error(root, "apiVersion", "a policy is apiVersion workload-map.io/v1alpha1, kind Policy");
+
+  YAML::Node profiles = root["schedulerProfiles"];
+  if (profiles.IsDefined() && !profiles.IsMap()) r.error(profiles, "schedulerProfiles", "must map names to profiles");
+  for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map)) {
+    const std::string field = "schedulerProfiles." + e.first.Scalar();
+    if (!r.keys(e.second, field,
+                {"schedulerName", "podLabels", "podAnnotations", "workloadLabels", "workloadAnnotations", "overrides"}))
+      continue;
+    auto profile = std::make_unique<SchedulerProfile>();
+    profile->name = e.first.Scalar();
+    profile->edits = r.edits(e.second, field);
+    YAML::Node overrides = e.second["overrides"];
+    for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
+      const std::string of = field + ".overrides[" + std::to_string(i) + "]";
+      if (!r.keys(overrides[i], of,
+                  {"kinds", "schedulerName", "podLabels", "podAnnotations", "workloadLabels", "workloadAnnotations"}))
+        continue;
+      profile->overrides.push_back({r.strings(overrides[i]["kinds"], of + ".kinds"), r.edits(overrides[i], of)});
+    }
+    policy.profiles_.push_back(std::move(profile));
+  }
+
+  YAML::Node rules = root["rules"];
+  bool have_rules = rules.IsDefined() && rules.IsSequence();
+  if (!have_rules) r.error(root, "rules", "must be a list of rules");
+  for (size_t i = 0; have_rules && i < rules.size(); ++i) {
+    const YAML::Node n = rules[i];
+    const std::string field = "rules[" + std::to_string(i) + "]";
+    if (!r.keys(n, field,
+                {"name", "namespaces", "kinds", "profile", "queue", "podLabels", "podAnnotations", "limits",
+                 "mutateOnUpdate", "summaryAnnotations", "failurePolicy"}))
+      continue;
+    Rule rule;
+    rule.line = n.Mark().line + 1;
+    rule.name = n["name"].IsDefined() ? n["name"].Scalar() : field;
+    rule.namespaces = r.strings(n["namespaces"], field + ".namespaces");
+    rule.kinds = r.strings(n["kinds"], field + ".kinds");
+    if (rule.kinds.empty()) rule.kinds.push_back("*");
+    if (n["profile"].IsDefined()) {
+      for (const auto& p : policy.profiles_)
+        if (p->name == n["profile"].Scalar()) rule.profile = p.get();
+      if (!rule.profile) r.error(n["profile"], field + ".profile", "no scheduler profile named " + n["profile"].Scalar());
+    }
+    if (YAML::Node q = n["queue"]; q.IsDefined()) {
+      if (r.keys(q, field + ".queue", {"value", "fromLabel", "default"})) {
+        if (q["value"].IsDefined()) rule.queue_value = q["value"].Scalar();
+        if (q["fromLabel"].IsDefined()) rule.queue_label = q["fromLabel"].Scalar();
+        if (q["default"].IsDefined()) rule.queue_default = q["default"].Scalar();
+      }
+    }
+    rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels");
+    rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations");
+    rule.limits = r.limits(n["limits"], field + ".limits");
+    rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
+    rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);
+    if (YAML::Node f = n["failurePolicy"]; f.IsDefined()) {
+      if (f.Scalar() == "Fail")
+        rule.failure_policy = FailurePolicy::Fail;
+      else if (f.Scalar() != "Ignore")
+        r.error(f, field + ".failurePolicy", "must be Fail or Ignore");
+    }
+    policy.rules_.push_back(std::move(rule));
+  }
+  if (errors.size() != before) return std::nullopt;
+  return policy;
+}
+
+Policy Policy::builtin() {
+  Diagnostics errors;
+  auto policy = load(std::string(embedded_policy_text()), "manifests/base/policy.yaml", errors);
+  if (!policy) throw std::runtime_error("the built-in policy does not load: " + errors.front().str());
+  return std::move(*policy);
+}
+
+const Rule* Policy::match(std::string_view namespace_name, std::string_view group, std::string_view kind) const {
+  const std::string ns(namespace_name);
+  for (const auto& rule : rules_) {
+    bool ns_ok = rule.namespaces.empty();
+    for (const auto& glob : rule.namespaces) ns_ok = ns_ok || fnmatch(glob.c_str(), ns.c_str(), 0) == 0;
+    if (!ns_ok) continue;
+    for (const auto& k : rule.kinds)
+      if (kind_matches(k, group, kind)) return &rule;
+  }
+  return nullptr;
+}
+
+ProfileEdits Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind) {
+  ProfileEdits out = profile.edits;
+  for (const auto& o : profile.overrides) {
+    bool applies = false;
+    for (const auto& k : o.kinds) applies = applies || kind_matches(k, group, kind);
+    if (!applies) continue;
+    if (o.edits.scheduler_name) out.scheduler_name = o.edits.scheduler_name;
+    auto merge = [](TemplatePairs& into, const TemplatePairs& more) {
+      for (const auto& [k, v] : more) {
+        bool replaced = false;
+        for (auto& [ik, iv] : into)
+          if (ik == k) iv = v, replaced = true;
+        if (!replaced) into.emplace_back(k, v);
+      }
+    };
+    merge(out.pod_labels, o.edits.pod_labels);
+    merge(out.pod_annotations, o.edits.pod_annotations);
+    merge(out.workload_labels, o.edits.workload_labels);
+    merge(out.workload_annotations, o.edits.workload_annotations);
+    break;
+  }
+  return out;
+}
+
+}  // namespace wm::webhook

@@ -1,0 +1,80 @@
+// The webhook's policy: scheduler profiles (what to write on pods and workloads, as data) and rules
+// that select a profile, a queue and limits by namespace and kind. Nothing here knows a workload type.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mapper/diagnostic.h"
+#include "mapper/quantity.h"
+#include "webhook/value_template.h"
+
+namespace wm::webhook {
+
+using TemplatePairs = std::vector<std::pair<std::string, ValueTemplate>>;
+
+struct ProfileEdits {
+  std::optional<std::string> scheduler_name;
+  TemplatePairs pod_labels, pod_annotations, workload_labels, workload_annotations;
+};
+
+struct SchedulerProfile {
+  std::string name;
+  ProfileEdits edits;
+  struct Override {
+    std::vector<std::string> kinds;  // "Pod" or "group/Kind"
+    ProfileEdits edits;              // merged over the profile's
+  };
+  std::vector<Override> overrides;
+};
+
+struct Limits {
+  ResourceList resources;  // max total of each resource for one workload
+  std::optional<long long> max_pods;
+  bool require_queue = false;
+  std::vector<std::string> allowed_schedulers;
+  bool require_requests_with_gpus = false;  // containers with GPU limits must request cpu and memory
+  bool forbid_scheduler_override = false;   // a schedulerName set by the user must be the profile's
+};
+
+enum class FailurePolicy { Fail, Ignore };
+
+struct Rule {
+  std::string name;
+  std::vector<std::string> namespaces;  // globs; empty or "*" = all
+  std::vector<std::string> kinds;       // "Kind", "group/Kind" or "*"
+  const SchedulerProfile* profile = nullptr;
+  std::optional<std::string> queue_value, queue_label, queue_default;
+  TemplatePairs pod_labels, pod_annotations;
+  Limits limits;
+  bool mutate_on_update = false;
+  bool summary_annotations = true;
+  FailurePolicy failure_policy = FailurePolicy::Ignore;
+  int line = 0;
+};
+
+class Policy {
+ public:
+  static std::optional<Policy> load(const std::string& text, const std::string& file, Diagnostics& errors);
+  static Policy builtin();  // manifests/base/policy.yaml, compiled in
+
+  const Rule* match(std::string_view namespace_name, std::string_view group, std::string_view kind) const;
+  const std::vector<Rule>& rules() const { return rules_; }
+  // The profile's edits with the first override for this kind merged over them.
+  static ProfileEdits edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind);
+
+  Policy() = default;
+  Policy(Policy&&) = default;
+  Policy& operator=(Policy&&) = default;
+
+ private:
+  std::vector<std::unique_ptr<SchedulerProfile>> profiles_;  // stable addresses for Rule::profile
+  std::vector<Rule> rules_;
+};
+
+bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind);
+
+}  // namespace wm::webhook

@@ -1,0 +1,402 @@
+#include "webhook/server.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <atomic>
+#include <list>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "webhook/admission.h"
+
+namespace wm::webhook {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+class Session;
+
+// What every session shares.
+struct Shared {
+  ServerOptions options;
+  StateStore& state;
+  TlsContexts& tls;
+  Metrics& metrics;
+  const Logger& log;
+  std::atomic<bool> draining{false};
+  std::atomic<size_t> connections{0};
+  std::mutex sessions_mutex;
+  std::list<std::weak_ptr<Session>> sessions;
+};
+
+http::response<http::string_body> plain(http::status status, unsigned version, std::string body, bool keep_alive,
+                                        const char* content_type = "text/plain; charset=utf-8") {
+  http::response<http::string_body> res{status, version};
+  res.set(http::field::server, "workload-map");
+  res.set(http::field::content_type, content_type);
+  res.keep_alive(keep_alive);
+  res.body() = std::move(body);
+  res.prepare_payload();
+  return res;
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(beast::tcp_stream&& stream, std::shared_ptr<ssl::context> ctx, beast::flat_buffer&& buffer, Shared& shared)
+      : ctx_(std::move(ctx)), stream_(std::move(stream), *ctx_), buffer_(std::move(buffer)), shared_(shared) {}
+
+  ~Session() {
+    if (registered_) {
+      std::lock_guard lock(shared_.sessions_mutex);
+      shared_.sessions.erase(registry_entry_);
+    }
+    shared_.connections--;
+    shared_.metrics.connection_closed();
+  }
+
+  void start() {
+    {
+      std::lock_guard lock(shared_.sessions_mutex);
+      shared_.sessions.push_back(weak_from_this());
+      registry_entry_ = std::prev(shared_.sessions.end());
+      registered_ = true;
+    }
+    beast::get_lowest_layer(stream_).expires_after(shared_.options.read_timeout);
+    stream_.async_handshake(ssl::stream_base::server, buffer_.data(),
+                            beast::bind_front_handler(&Session::on_handshake, shared_from_this()));
+  }
+
+  // On the session's strand: a connection waiting for its next request is closed now; one with a
+  // request in flight closes after answering it.
+  void drain() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->waiting_ && self->buffer_.size() == 0) self->close();
+    });
+  }
+
+ private:
+  void on_handshake(beast::error_code ec, size_t used) {
+    if (ec) {
+      shared_.metrics.tls_failure();
+      if (shared_.log.enabled(LogLevel::Debug)) shared_.log.log(LogLevel::Debug, "TLS handshake failed", {{"error", ec.message()}});
+      return close();
+    }
+    buffer_.consume(used);
+    read();
+  }
+
+  void read() {
+    if (shared_.draining && buffer_.size() == 0) return close();
+    parser_.emplace();
+    parser_->body_limit(shared_.options.max_body_bytes);
+    parser_->header_limit(64 * 1024);
+    waiting_ = true;
+    beast::get_lowest_layer(stream_).expires_after(served_ ? shared_.options.idle_timeout
+                                                           : shared_.options.read_timeout);
+    http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, size_t) {
+    waiting_ = false;
+    if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
+        ec == net::error::operation_aborted || ec == ssl::error::stream_truncated)
+      return close();
+    if (ec == http::error::body_limit) {
+      return reply(plain(http::status::payload_too_large, 11,
+                         "request body over " + std::to_string(shared_.options.max_body_bytes) + " bytes\n", false),
+                   "http", "too-large", Clock::now());
+    }
+    if (ec) {
+      if (ec.category() == beast::error_code(http::error::bad_target).category())
+        return reply(plain(http::status::bad_request, 11, "malformed HTTP request: " + ec.message() + "\n", false),
+                     "http", "bad-request", Clock::now());
+      return close();
+    }
+    handle(parser_->release());
+  }
+
+  void handle(http::request<http::string_body> req) {
+    auto started = Clock::now();
+    const bool keep_alive = req.keep_alive() && !shared_.draining;
+    const auto target = req.target();
+    std::string_view path(target.data(), target.size());
+    if (auto q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
+
+    if (path == "/mutate" || path == "/validate") {
+      if (req.method() != http::verb::post)
+        return reply(plain(http::status::method_not_allowed, req.version(), "use POST\n", keep_alive), "http",
+                     "bad-method", started);
+      thread_local simdjson::dom::parser parser;
+      AdmissionState state = shared_.state.current();
+      Endpoint endpoint = path == "/mutate" ? Endpoint::Mutate : Endpoint::Validate;
+      AdmissionResult result = review(endpoint, req.body(), state, parser);
+      if (!result.message.empty() &&
+          shared_.log.enabled(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn))
+        shared_.log.log(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn, "admission " + result.outcome,
+                        {{"endpoint", path.substr(1)}, {"kind", result.kind}, {"reason", result.message}});
+      auto res = result.http_status == 200
+                     ? plain(http::status::ok, req.version(), std::move(result.body), keep_alive, "application/json")
+                     : plain(http::status::bad_request, req.version(), std::move(result.body) + "\n", keep_alive);
+      return reply(std::move(res), std::string(path.substr(1)), result.kind, started, result.outcome);
+    }
+    if (req.method() != http::verb::get)
+      return reply(plain(http::status::method_not_allowed, req.version(), "use GET\n", keep_alive), "http",
+                   "bad-method", started);
+    if (path == "/healthz") return reply(plain(http::status::ok, req.version(), "ok\n", keep_alive), "healthz", "ok", started);
+    if (path == "/readyz") {
+      bool ready = shared_.state.ready() && !shared_.draining;
+      return reply(plain(ready ? http::status::ok : http::status::service_unavailable, req.version(),
+                         ready ? "ok\n" : "not ready\n", keep_alive),
+                   "readyz", ready ? "ok" : "not-ready", started);
+    }
+    if (path == "/metrics")
+      return reply(plain(http::status::ok, req.version(), shared_.metrics.render(), keep_alive,
+                         "text/plain; version=0.0.4; charset=utf-8"),
+                   "metrics", "ok", started);
+    return reply(plain(http::status::not_found, req.version(), "no such endpoint: " + std::string(path) + "\n", keep_alive),
+                 "http", "not-found", started);
+  }
+
+  // `kind_or_outcome` is the kind for admission endpoints (then `outcome` is set), else the outcome.
+  void reply(http::response<http::string_body> res, std::string endpoint, std::string kind_or_outcome,
+             Clock::time_point started, std::string outcome = {}) {
+    res_ = std::move(res);
+    double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    if (outcome.empty())
+      shared_.metrics.request(endpoint, "", kind_or_outcome, seconds);
+    else
+      shared_.metrics.request(endpoint, kind_or_outcome, outcome, seconds);
+    ++served_;
+    beast::get_lowest_layer(stream_).expires_after(shared_.options.write_timeout);
+    http::async_write(stream_, res_, beast::bind_front_handler(&Session::on_write, shared_from_this()));
+  }
+
+  void on_write(beast::error_code ec, size_t) {
+    if (ec || !res_.keep_alive() || shared_.draining) return close();
+    read();
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    beast::error_code ignored;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(stream_).close();
+  }
+
+  std::shared_ptr<ssl::context> ctx_;  // kept alive for this connection across certificate reloads
+  beast::ssl_stream<beast::tcp_stream> stream_;
+  beast::flat_buffer buffer_;
+  Shared& shared_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> res_;
+  std::list<std::weak_ptr<Session>>::iterator registry_entry_;
+  bool waiting_ = false, closed_ = false, registered_ = false;
+  size_t served_ = 0;
+};
+
+// Looks at the first bytes: TLS goes on to a Session; anything else (plain HTTP on the TLS port)
+// gets a clear 400 and is closed.
+class Detector : public std::enable_shared_from_this<Detector> {
+ public:
+  Detector(tcp::socket&& socket, Shared& shared) : stream_(std::move(socket)), shared_(shared) {}
+
+  void start() {
+    stream_.expires_after(shared_.options.read_timeout);
+    beast::async_detect_ssl(stream_, buffer_, beast::bind_front_handler(&Detector::on_detect, shared_from_this()));
+  }
+
+ private:
+  void on_detect(beast::error_code ec, bool is_tls) {
+    if (ec) return release();
+    if (is_tls) {
+      std::make_shared<Session>(std::move(stream_), shared_.tls.current(), std::move(buffer_), shared_)->start();
+      return;
+    }
+    shared_.metrics.tls_failure();
+    res_ = plain(http::status::bad_request, 11, "this port speaks HTTPS only\n", false);
+    http::async_write(stream_, res_, [self = shared_from_this()](beast::error_code, size_t) {
+      beast::error_code ignored;
+      self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+      self->release();
+    });
+  }
+  void release() {
+    shared_.connections--;
+    shared_.metrics.connection_closed();
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  Shared& shared_;
+  http::response<http::string_body> res_;
+};
+
+}  // namespace
+
+struct Server::Impl {
+  Impl(ServerOptions o, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)
+      : shared{o, state, tls, metrics, log},
+        threads(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())),
+        ioc(static_cast<int>(threads)),
+        acceptor(net::make_strand(ioc)),
+        signals(ioc, SIGINT, SIGTERM),
+        reload_timer(ioc),
+        drain_timer(ioc) {}
+
+  void accept() {
+    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+      if (ec) {
+        if (acceptor.is_open()) accept();
+        return;
+      }
+      shared.metrics.connection_opened();
+      if (++shared.connections > shared.options.max_connections) {
+        shared.metrics.connection_refused();
+        shared.connections--;
+        shared.metrics.connection_closed();
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        std::make_shared<Detector>(std::move(socket), shared)->start();
+      }
+      accept();
+    });
+  }
+
+  void schedule_reload() {
+    reload_timer.expires_after(shared.options.reload_interval);
+    reload_timer.async_wait([this](beast::error_code ec) {
+      if (ec || shared.draining) return;
+      reload();
+      schedule_reload();
+    });
+  }
+
+  void reload() {
+    std::string error;
+    if (auto tls_result = shared.tls.reload_if_changed(error)) {
+      shared.metrics.reload("certificate", *tls_result);
+      if (*tls_result) {
+        shared.metrics.set_certificate_expiry(shared.tls.certificate_expiry());
+        shared.log.log(LogLevel::Info, "certificate reloaded");
+      } else {
+        shared.log.log(LogLevel::Error, "certificate reload failed; the previous certificate stays in use",
+                       {{"error", error}});
+      }
+    }
+    for (const auto& r : shared.state.reload_if_changed()) {
+      shared.metrics.reload(r.what, r.ok);
+      if (r.ok) {
+        shared.log.log(LogLevel::Info, r.what + " reloaded");
+        shared.metrics.set_definitions(shared.state.current().catalog->size());
+      } else {
+        std::string all;
+        for (const auto& e : r.errors) all += (all.empty() ? "" : "; ") + e;
+        shared.log.log(LogLevel::Error, r.what + " reload failed; the last good " + r.what + " stays live",
+                       {{"error", all}});
+      }
+    }
+  }
+
+  void drain() {
+    if (shared.draining.exchange(true)) return;
+    shared.log.log(LogLevel::Info, "draining: finishing requests in flight");
+    beast::error_code ignored;
+    acceptor.close(ignored);
+    reload_timer.cancel();
+    std::vector<std::shared_ptr<Session>> live;
+    {
+      std::lock_guard lock(shared.sessions_mutex);
+      for (auto& w : shared.sessions)
+        if (auto s = w.lock()) live.push_back(std::move(s));
+    }
+    for (auto& s : live) s->drain();
+    poll_drained();
+    drain_timer.expires_after(shared.options.drain_timeout);
+    drain_timer.async_wait([this](beast::error_code ec) {
+      if (ec) return;
+      shared.log.log(LogLevel::Warn, "drain timeout: closing the remaining connections");
+      ioc.stop();
+    });
+  }
+
+  // Once the last connection is gone, nothing is left to run and the io threads return.
+  void poll_drained() {
+    drain_poll_timer.expires_after(std::chrono::milliseconds(20));
+    drain_poll_timer.async_wait([this](beast::error_code ec) {
+      if (ec) return;
+      if (shared.connections.load() == 0)
+        drain_timer.cancel();
+      else
+        poll_drained();
+    });
+  }
+
+  Shared shared;
+  unsigned threads;
+  net::io_context ioc;
+  tcp::acceptor acceptor;
+  net::signal_set signals;
+  net::steady_timer reload_timer, drain_timer, drain_poll_timer{ioc};
+};
+
+Server::Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)
+    : impl_(std::make_unique<Impl>(options, state, tls, metrics, log)) {}
+Server::~Server() = default;
+
+int Server::run(const std::function<void(uint16_t)>& on_listening) {
+  Impl& s = *impl_;
+  beast::error_code ec;
+  auto address = net::ip::make_address(s.shared.options.address, ec);
+  if (ec) {
+    s.shared.log.log(LogLevel::Error, "bad listen address", {{"address", s.shared.options.address}});
+    return 1;
+  }
+  tcp::endpoint endpoint{address, s.shared.options.port};
+  s.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) s.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) s.acceptor.bind(endpoint, ec);
+  if (!ec) s.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    s.shared.log.log(LogLevel::Error, "cannot listen",
+                     {{"address", s.shared.options.address}, {"port", std::to_string(s.shared.options.port)},
+                      {"error", ec.message()}});
+    return 1;
+  }
+  s.shared.metrics.set_definitions(s.shared.state.current().catalog->size());
+  s.shared.metrics.set_certificate_expiry(s.shared.tls.certificate_expiry());
+  s.signals.async_wait([&s](beast::error_code ec2, int) {
+    if (!ec2) s.drain();
+  });
+  s.accept();
+  s.schedule_reload();
+  if (on_listening) on_listening(s.acceptor.local_endpoint().port());
+
+  std::vector<std::thread> pool;
+  auto work = [&s] {
+    s.shared.state.current().catalog->warm_up();  // this thread's jq programs, before its first request
+    s.ioc.run();
+  };
+  for (unsigned i = 1; i < s.threads; ++i) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  s.shared.log.log(LogLevel::Info, "stopped");
+  return 0;
+}
+
+}  // namespace wm::webhook

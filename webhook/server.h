@@ -1,0 +1,42 @@
+// The HTTPS server: Boost.Beast over OpenSSL, asynchronous, one io thread per core, HTTP/1.1
+// keep-alive. Routes: POST /mutate, POST /validate, GET /healthz, GET /readyz, GET /metrics.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+#include "webhook/state_store.h"
+#include "webhook/tls.h"
+
+namespace wm::webhook {
+
+struct ServerOptions {
+  std::string address = "127.0.0.1";
+  uint16_t port = 8443;
+  unsigned threads = 0;                  // 0: one per core
+  size_t max_body_bytes = 3 << 20;       // the API server sends at most 3 MiB objects
+  std::chrono::milliseconds read_timeout{10'000};   // TLS handshake and the first request
+  std::chrono::milliseconds idle_timeout{60'000};   // waiting for the next request on a kept-alive connection
+  std::chrono::milliseconds write_timeout{10'000};
+  size_t max_connections = 4096;
+  std::chrono::milliseconds drain_timeout{20'000};  // on SIGTERM, how long in-flight requests may take
+  std::chrono::milliseconds reload_interval{1'000}; // how often files are checked for changes
+};
+
+class Server {
+ public:
+  Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log);
+  ~Server();
+  // Listens; calls `on_listening(port)` once bound, then serves until SIGTERM/SIGINT and drains.
+  // Returns 0 after a clean drain, 1 if it could not listen.
+  int run(const std::function<void(uint16_t port)>& on_listening = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wm::webhook

@@ -1,0 +1,78 @@
+#include "webhook/state_store.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace wm::webhook {
+
+StateStore::StateStore(StateSources sources)
+    : sources_(sources),
+      policy_watch_(sources.policy_file.empty() ? std::vector<std::string>{} : std::vector{sources.policy_file}),
+      definitions_watch_(sources.definition_dirs) {}
+
+bool StateStore::load(std::vector<std::string>& errors) {
+  bool definitions = load_definitions(errors);
+  bool policy = load_policy(errors);
+  return definitions && policy;
+}
+
+bool StateStore::load_policy(std::vector<std::string>& errors) {
+  std::shared_ptr<const Policy> policy;
+  if (sources_.policy_file.empty()) {
+    policy = std::make_shared<const Policy>(Policy::builtin());
+  } else {
+    std::ifstream in(sources_.policy_file);
+    if (!in) {
+      errors.push_back(sources_.policy_file + ": cannot open the policy file");
+      return false;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    Diagnostics problems;
+    auto loaded = Policy::load(text.str(), sources_.policy_file, problems);
+    for (const auto& p : problems) errors.push_back(p.str());
+    if (!loaded) return false;
+    policy = std::make_shared<const Policy>(std::move(*loaded));
+  }
+  std::lock_guard lock(mutex_);
+  state_.policy = std::move(policy);
+  return true;
+}
+
+bool StateStore::load_definitions(std::vector<std::string>& errors) {
+  Diagnostics problems;
+  auto catalog = std::make_shared<Catalog>(Catalog::embedded(problems));
+  for (const auto& dir : sources_.definition_dirs) catalog->merge(Catalog::from_directory(dir, problems));
+  for (const auto& p : problems) errors.push_back(p.str());
+  if (!problems.empty()) return false;
+  std::lock_guard lock(mutex_);
+  state_.catalog = std::move(catalog);
+  return true;
+}
+
+std::vector<StateStore::Reload> StateStore::reload_if_changed() {
+  std::vector<Reload> out;
+  if (policy_watch_.changed()) {
+    Reload r{"policy", false, {}};
+    r.ok = load_policy(r.errors);
+    out.push_back(std::move(r));
+  }
+  if (definitions_watch_.changed()) {
+    Reload r{"definitions", false, {}};
+    r.ok = load_definitions(r.errors);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+AdmissionState StateStore::current() const {
+  std::lock_guard lock(mutex_);
+  return state_;
+}
+
+bool StateStore::ready() const {
+  std::lock_guard lock(mutex_);
+  return state_.catalog && state_.policy;
+}
+
+}  // namespace wm::webhook

@@ -1,0 +1,30 @@
+// Small templates for label and annotation values: "{{queue}}", "{{name}}-{{component}}".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wm::webhook {
+
+struct TemplateValues {
+  std::string name, namespace_name, kind, group, component, instance, queue;
+  long long gang_size = 0, pods = 0, gpus = 0;
+};
+
+class ValueTemplate {
+ public:
+  // Refuses unknown variables and unclosed braces, naming them in `error`.
+  static std::optional<ValueTemplate> parse(const std::string& text, std::string& error);
+  std::string render(const TemplateValues& values) const;
+  bool uses(const char* variable) const;
+
+ private:
+  struct Part {
+    std::string literal;
+    int variable = -1;  // index into the variable table, or -1 for a literal
+  };
+  std::vector<Part> parts_;
+};
+
+}  // namespace wm::webhook
