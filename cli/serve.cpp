@@ -64,7 +64,8 @@ int serve(const Args& args) {
       ok = colon != std::string::npos && number(v.substr(colon + 1), n) && n < 65536;
       if (ok) {
         options.address = v.substr(0, colon);
-        if (options.address.size() > 2 && options.address.front() == '[') options.address = options.address.substr(1, options.address.size() - 2);
+        if (options.address.size() > 2 && options.address.front() == '[')
+          options.address = options.address.substr(1, options.address.size() - 2);
         options.port = static_cast<uint16_t>(n);
       }
     } else if (a == "--cert") {
@@ -86,12 +87,13 @@ int serve(const Args& args) {
     } else if (a == "--read-timeout-ms" || a == "--idle-timeout-ms" || a == "--drain-timeout-ms") {
       ok = number(v, n);
       auto ms = std::chrono::milliseconds(n);
-      (a == "--read-timeout-ms" ? options.read_timeout : a == "--idle-timeout-ms" ? options.idle_timeout
-                                                                                  : options.drain_timeout) = ms;
+      (a == "--read-timeout-ms"   ? options.read_timeout
+       : a == "--idle-timeout-ms" ? options.idle_timeout
+                                  : options.drain_timeout) = ms;
     } else if (a == "--log-level") {
       ok = v == "debug" || v == "info" || v == "warn" || v == "error";
-      level = v == "debug" ? webhook::LogLevel::Debug
-              : v == "warn" ? webhook::LogLevel::Warn
+      level = v == "debug"   ? webhook::LogLevel::Debug
+              : v == "warn"  ? webhook::LogLevel::Warn
               : v == "error" ? webhook::LogLevel::Error
                              : webhook::LogLevel::Info;
     } else {
@@ -138,10 +140,12 @@ int serve(const Args& args) {
   webhook::Metrics metrics;
   webhook::Server server(options, state, tls, metrics, log);
   return server.run([&](uint16_t port) {
-    std::string url = "https://" + (options.address.find(':') != std::string::npos ? "[" + options.address + "]" : options.address) +
+    std::string url = "https://" +
+                      (options.address.find(':') != std::string::npos ? "[" + options.address + "]" : options.address) +
                       ":" + std::to_string(port);
     log.log(webhook::LogLevel::Info, "listening",
-            {{"url", url}, {"certificate", tls_files.certificate},
+            {{"url", url},
+             {"certificate", tls_files.certificate},
              {"definitions", std::to_string(state.current().catalog->size())},
              {"policy", sources.policy_file.empty() ? "built-in" : sources.policy_file}});
     std::cout << "workload-map is serving on " << url << " (" << state.current().catalog->size()
@@ -150,8 +154,8 @@ int serve(const Args& args) {
               << "  certificate: " << tls_files.certificate << (self_signed ? " (self-signed, localhost)" : "") << "\n"
               << "  try:  curl --cacert " << tls_files.certificate << " " << url << "/healthz\n"
               << "        workload-map review-request examples/jobset-12-gpus.yaml > review.json\n"
-              << "        curl --cacert " << tls_files.certificate << " -H 'Content-Type: application/json' --data @review.json "
-              << url << "/mutate\n"
+              << "        curl --cacert " << tls_files.certificate
+              << " -H 'Content-Type: application/json' --data @review.json " << url << "/mutate\n"
               << "  stop: Ctrl-C (drains requests in flight)\n"
               << std::flush;
   });

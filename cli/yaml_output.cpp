@@ -11,19 +11,23 @@ namespace {
 
 void emit(YAML::Emitter& out, simdjson::dom::element e) {
   switch (e.type()) {
-    case simdjson::dom::element_type::OBJECT:
+    case simdjson::dom::element_type::OBJECT: {
       out << YAML::BeginMap;
-      for (auto [k, v] : e.get_object().value_unsafe()) {
+      simdjson::dom::object object = e.get_object().value_unsafe();
+      for (auto [k, v] : object) {
         out << YAML::Key << std::string(k) << YAML::Value;
         emit(out, v);
       }
       out << YAML::EndMap;
       break;
-    case simdjson::dom::element_type::ARRAY:
+    }
+    case simdjson::dom::element_type::ARRAY: {
       out << YAML::BeginSeq;
-      for (auto v : e.get_array().value_unsafe()) emit(out, v);
+      simdjson::dom::array array = e.get_array().value_unsafe();
+      for (auto v : array) emit(out, v);
       out << YAML::EndSeq;
       break;
+    }
     case simdjson::dom::element_type::STRING: {
       std::string s(e.get_string().value_unsafe());
       // Quote strings that would read back as another type ("true", "1", "").

@@ -107,7 +107,8 @@ std::vector<std::string> gpu_containers_missing_requests(simdjson::dom::element 
       simdjson::dom::element resources, limits, requests;
       if (!field(c, "resources", resources) || !field(resources, "limits", limits) || !limits.is_object()) continue;
       bool gpu = false;
-      for (auto [name, value] : limits.get_object().value_unsafe()) gpu = gpu || is_gpu_resource(name);
+      simdjson::dom::object limit_list = limits.get_object().value_unsafe();  // a view: keep it named
+      for (auto [name, value] : limit_list) gpu = gpu || is_gpu_resource(name);
       if (!gpu) continue;
       bool has_requests = field(resources, "requests", requests);
       bool missing = false;

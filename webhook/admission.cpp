@@ -289,8 +289,8 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
                        "; used the one for " + match.definition->gvk.api_version());
   if (!view.warnings.empty()) {
     // The mapper could not make sense of this object: the rule's failure policy decides.
-    std::string why = "workload-map cannot understand " + display_name(view, req.namespace_name) + ": " +
-                      view.warnings.front();
+    std::string why =
+        "workload-map cannot understand " + display_name(view, req.namespace_name) + ": " + view.warnings.front();
     result.message = why;
     if (rule->failure_policy == FailurePolicy::Fail) {
       result.outcome = "failed-closed";

@@ -26,7 +26,7 @@ struct AdmissionResult {
   std::string kind;       // the object's kind, for metrics ("" when unknown)
   // patched, unchanged, allowed, denied, unknown-kind, no-rule, skipped, not-understood, failed-closed, bad-request
   std::string outcome;
-  std::string message;    // why, for logs (denials, failures)
+  std::string message;  // why, for logs (denials, failures)
 };
 
 // `parser` is the calling thread's own.

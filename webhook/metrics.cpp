@@ -67,8 +67,8 @@ std::string Metrics::render() const {
     cumulative += h.counts[kBuckets.size()];
     out += "workload_map_request_duration_seconds_bucket{endpoint=\"" + label_value(endpoint) + "\",le=\"+Inf\"} " +
            std::to_string(cumulative) + "\n";
-    out += "workload_map_request_duration_seconds_sum{endpoint=\"" + label_value(endpoint) + "\"} " + number(h.sum) +
-           "\n";
+    out +=
+        "workload_map_request_duration_seconds_sum{endpoint=\"" + label_value(endpoint) + "\"} " + number(h.sum) + "\n";
     out += "workload_map_request_duration_seconds_count{endpoint=\"" + label_value(endpoint) + "\"} " +
            std::to_string(h.count) + "\n";
   }

@@ -25,7 +25,7 @@ class Metrics {
   std::string render() const;
 
   static constexpr std::array<double, 12> kBuckets = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-                                                       0.005,   0.01,   0.025,   0.1,    0.5,   1.0};
+                                                      0.005,   0.01,   0.025,   0.1,    0.5,   1.0};
 
  private:
   struct Histogram {
@@ -35,9 +35,9 @@ class Metrics {
   };
   mutable std::mutex mutex_;
   std::map<std::tuple<std::string, std::string, std::string>, long long> requests_;
-  std::map<std::string, Histogram> latency_;  // by endpoint
+  std::map<std::string, Histogram> latency_;                          // by endpoint
   std::map<std::pair<std::string, std::string>, long long> reloads_;  // (what, ok|failed)
-  std::map<std::string, int> config_healthy_;  // 1 while the last reload of `what` worked
+  std::map<std::string, int> config_healthy_;                         // 1 while the last reload of `what` worked
   std::atomic<long long> definitions_{0};
   std::atomic<double> certificate_expiry_{0};
   std::atomic<long long> open_connections_{0}, refused_connections_{0}, tls_failures_{0};

@@ -123,7 +123,8 @@ bool kind_matches(const std::string& pattern, std::string_view group, std::strin
   if (pattern == "*") return true;
   auto slash = pattern.find('/');
   if (slash == std::string::npos) return pattern == kind;
-  return pattern.compare(0, slash, group) == 0 && slash == group.size() && pattern.compare(slash + 1, std::string::npos, kind) == 0;
+  return pattern.compare(0, slash, group) == 0 && slash == group.size() &&
+         pattern.compare(slash + 1, std::string::npos, kind) == 0;
 }
 
 std::optional<Policy> Policy::load(const std::string& text, const std::string& file, Diagnostics& errors) {
@@ -182,7 +183,8 @@ std::optional<Policy> Policy::load(const std::string& text, const std::string& f
     if (n["profile"].IsDefined()) {
       for (const auto& p : policy.profiles_)
         if (p->name == n["profile"].Scalar()) rule.profile = p.get();
-      if (!rule.profile) r.error(n["profile"], field + ".profile", "no scheduler profile named " + n["profile"].Scalar());
+      if (!rule.profile)
+        r.error(n["profile"], field + ".profile", "no scheduler profile named " + n["profile"].Scalar());
     }
     if (YAML::Node q = n["queue"]; q.IsDefined()) {
       if (r.keys(q, field + ".queue", {"value", "fromLabel", "default"})) {

@@ -1,5 +1,6 @@
 #include "webhook/server.h"
 
+#include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -8,8 +9,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-
-#include <atomic>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -84,7 +83,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // request in flight closes after answering it.
   void drain() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-      if (self->waiting_ && self->buffer_.size() == 0) self->close();
+      if (self->waiting_ && !(self->parser_ && self->parser_->got_some()) && self->buffer_.size() == 0) self->close();
     });
   }
 
@@ -92,7 +91,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_handshake(beast::error_code ec, size_t used) {
     if (ec) {
       shared_.metrics.tls_failure();
-      if (shared_.log.enabled(LogLevel::Debug)) shared_.log.log(LogLevel::Debug, "TLS handshake failed", {{"error", ec.message()}});
+      if (shared_.log.enabled(LogLevel::Debug))
+        shared_.log.log(LogLevel::Debug, "TLS handshake failed", {{"error", ec.message()}});
       return close();
     }
     buffer_.consume(used);
@@ -100,7 +100,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void read() {
-    if (shared_.draining && buffer_.size() == 0) return close();
+    if (shared_.draining && buffer_.size() == 0) return close();  // no next request has begun
     parser_.emplace();
     parser_->body_limit(shared_.options.max_body_bytes);
     parser_->header_limit(64 * 1024);
@@ -144,8 +144,7 @@ class Session : public std::enable_shared_from_this<Session> {
       AdmissionState state = shared_.state.current();
       Endpoint endpoint = path == "/mutate" ? Endpoint::Mutate : Endpoint::Validate;
       AdmissionResult result = review(endpoint, req.body(), state, parser);
-      if (!result.message.empty() &&
-          shared_.log.enabled(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn))
+      if (!result.message.empty() && shared_.log.enabled(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn))
         shared_.log.log(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn, "admission " + result.outcome,
                         {{"endpoint", path.substr(1)}, {"kind", result.kind}, {"reason", result.message}});
       auto res = result.http_status == 200
@@ -156,7 +155,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (req.method() != http::verb::get)
       return reply(plain(http::status::method_not_allowed, req.version(), "use GET\n", keep_alive), "http",
                    "bad-method", started);
-    if (path == "/healthz") return reply(plain(http::status::ok, req.version(), "ok\n", keep_alive), "healthz", "ok", started);
+    if (path == "/healthz")
+      return reply(plain(http::status::ok, req.version(), "ok\n", keep_alive), "healthz", "ok", started);
     if (path == "/readyz") {
       bool ready = shared_.state.ready() && !shared_.draining;
       return reply(plain(ready ? http::status::ok : http::status::service_unavailable, req.version(),
@@ -167,8 +167,9 @@ class Session : public std::enable_shared_from_this<Session> {
       return reply(plain(http::status::ok, req.version(), shared_.metrics.render(), keep_alive,
                          "text/plain; version=0.0.4; charset=utf-8"),
                    "metrics", "ok", started);
-    return reply(plain(http::status::not_found, req.version(), "no such endpoint: " + std::string(path) + "\n", keep_alive),
-                 "http", "not-found", started);
+    return reply(
+        plain(http::status::not_found, req.version(), "no such endpoint: " + std::string(path) + "\n", keep_alive),
+        "http", "not-found", started);
   }
 
   // `kind_or_outcome` is the kind for admission endpoints (then `outcome` is set), else the outcome.
@@ -374,7 +375,8 @@ int Server::run(const std::function<void(uint16_t)>& on_listening) {
   if (!ec) s.acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
     s.shared.log.log(LogLevel::Error, "cannot listen",
-                     {{"address", s.shared.options.address}, {"port", std::to_string(s.shared.options.port)},
+                     {{"address", s.shared.options.address},
+                      {"port", std::to_string(s.shared.options.port)},
                       {"error", ec.message()}});
     return 1;
   }

@@ -16,14 +16,14 @@ namespace wm::webhook {
 struct ServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 8443;
-  unsigned threads = 0;                  // 0: one per core
-  size_t max_body_bytes = 3 << 20;       // the API server sends at most 3 MiB objects
-  std::chrono::milliseconds read_timeout{10'000};   // TLS handshake and the first request
-  std::chrono::milliseconds idle_timeout{60'000};   // waiting for the next request on a kept-alive connection
+  unsigned threads = 0;                            // 0: one per core
+  size_t max_body_bytes = 3 << 20;                 // the API server sends at most 3 MiB objects
+  std::chrono::milliseconds read_timeout{10'000};  // TLS handshake and the first request
+  std::chrono::milliseconds idle_timeout{60'000};  // waiting for the next request on a kept-alive connection
   std::chrono::milliseconds write_timeout{10'000};
   size_t max_connections = 4096;
-  std::chrono::milliseconds drain_timeout{20'000};  // on SIGTERM, how long in-flight requests may take
-  std::chrono::milliseconds reload_interval{1'000}; // how often files are checked for changes
+  std::chrono::milliseconds drain_timeout{20'000};   // on SIGTERM, how long in-flight requests may take
+  std::chrono::milliseconds reload_interval{1'000};  // how often files are checked for changes
 };
 
 class Server {

@@ -100,9 +100,9 @@ bool make_self_signed(const std::string& dir, std::string& error) {
     X509V3_CTX v3;
     X509V3_set_ctx_nodb(&v3);
     X509V3_set_ctx(&v3, cert, cert, nullptr, nullptr, 0);
-    for (auto [nid, value] : {std::pair{NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1"},
-                              std::pair{NID_basic_constraints, "critical,CA:TRUE"},
-                              std::pair{NID_ext_key_usage, "serverAuth"}}) {
+    for (auto [nid, value] :
+         {std::pair{NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1"},
+          std::pair{NID_basic_constraints, "critical,CA:TRUE"}, std::pair{NID_ext_key_usage, "serverAuth"}}) {
       X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, nid, value);
       ok = ok && ext && X509_add_ext(cert, ext, -1);
       X509_EXTENSION_free(ext);

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <boost/asio/ssl/context.hpp>
-
 #include <memory>
 #include <mutex>
 #include <optional>

@@ -6,8 +6,8 @@ namespace wm::webhook {
 
 namespace {
 
-const char* const kVariables[] = {"name",     "namespace", "kind", "group", "component", "instance",
-                                  "queue",    "gangSize",  "pods", "gpus"};
+const char* const kVariables[] = {"name",     "namespace", "kind",     "group", "component",
+                                  "instance", "queue",     "gangSize", "pods",  "gpus"};
 
 std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
@@ -50,17 +50,39 @@ std::string ValueTemplate::render(const TemplateValues& v) const {
   std::string out;
   for (const auto& p : parts_) {
     switch (p.variable) {
-      case -1: out += p.literal; break;
-      case 0: out += v.name; break;
-      case 1: out += v.namespace_name; break;
-      case 2: out += v.kind; break;
-      case 3: out += v.group; break;
-      case 4: out += v.component; break;
-      case 5: out += v.instance; break;
-      case 6: out += v.queue; break;
-      case 7: out += std::to_string(v.gang_size); break;
-      case 8: out += std::to_string(v.pods); break;
-      case 9: out += std::to_string(v.gpus); break;
+      case -1:
+        out += p.literal;
+        break;
+      case 0:
+        out += v.name;
+        break;
+      case 1:
+        out += v.namespace_name;
+        break;
+      case 2:
+        out += v.kind;
+        break;
+      case 3:
+        out += v.group;
+        break;
+      case 4:
+        out += v.component;
+        break;
+      case 5:
+        out += v.instance;
+        break;
+      case 6:
+        out += v.queue;
+        break;
+      case 7:
+        out += std::to_string(v.gang_size);
+        break;
+      case 8:
+        out += std::to_string(v.pods);
+        break;
+      case 9:
+        out += std::to_string(v.gpus);
+        break;
     }
   }
   return out;

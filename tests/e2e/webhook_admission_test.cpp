@@ -1,0 +1,302 @@
+// The promises of the webhook, against the real server binary over real TLS.
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "mapper/json_pointer.h"
+#include "mapper/json_writer.h"
+#include "mapper/workload_view.h"
+#include "tests/e2e/webhook_test_support.h"
+
+using namespace wm;
+using namespace wm::test;
+
+namespace {
+
+std::string label_pointer(const std::optional<std::string>& map, const std::string& key) {
+  REQUIRE(map.has_value());
+  return pointer_child(*map, key);
+}
+
+}  // namespace
+
+TEST_CASE("every corpus workload, sent as an AdmissionReview, comes back with a patch kubectl applies") {
+  if (!have_command("kubectl")) {
+    WARN("kubectl is not installed: skipped");
+    return;
+  }
+  YAML::Node expectations = YAML::LoadFile(source_path("tests/fixtures/corpus_expectations.yaml"));
+  ServerProcess server;
+  HttpsClient client(server.port());  // one kept-alive connection for the whole corpus
+  int n = 0;
+  for (const auto& file : corpus_files()) {
+    size_t index = 0;
+    for (auto& object : parse_file(corpus_dir() + "/" + file)) {
+      auto match = builtin_catalog().find(object.api_version, object.kind);
+      const std::string json = element_json(object.root);
+      const std::string uid = "uid-" + std::to_string(++n);
+      auto res = client.post("/mutate", admission_review(json, "team-a", "CREATE", uid));
+      INFO(file << " " << object.kind << " " << object.name);
+      REQUIRE(res.status == 200);
+      MutateAnswer answer = parse_answer(res.body);
+      CHECK(answer.uid == uid);
+      CHECK(answer.allowed);
+      if (!match.definition) {  // a ConfigMap beside the workload: untouched
+        CHECK(answer.patch.empty());
+        continue;
+      }
+      long long pods = expectations[file][index++]["pods"].as<long long>();
+      if (file == "jobset/batch_v1alpha2_jobset.yaml") {  // empty spec: not understood, let through
+        CHECK(answer.patch.empty());
+        CHECK_THAT(answer.warnings, Catch::Contains("cannot understand"));
+        continue;
+      }
+      REQUIRE_FALSE(answer.patch.empty());
+      auto patched = parse_json(kubectl_apply(json, answer.patch));
+      WorkloadView after = build_view(*match.definition, *patched.doc);
+      for (const auto& c : after.components)
+        for (const auto& i : c.instances) {
+          if (i.shape == PodShape::Logical) continue;
+          INFO("component " << c.name << " instance " << i.id);
+          REQUIRE(i.fields.scheduler_name);
+          CHECK(string_at(patched.root, *i.fields.scheduler_name) == "kai-scheduler");
+          CHECK(string_at(patched.root, label_pointer(i.fields.labels, "kai.scheduler/queue")) == "default");
+        }
+      CHECK(string_at(patched.root, "/metadata/annotations/workload-map.io~1gang-size") == std::to_string(pods));
+      CHECK(string_at(patched.root, "/metadata/labels/kai.scheduler~1queue") == "default");
+    }
+  }
+  CHECK(n >= 60);
+}
+
+namespace {
+
+struct Expectation {
+  const char* where;  // pod-label, pod-annotation, workload-label
+  const char* key;
+  std::string value;  // {name} and {component} are replaced
+};
+
+struct ProfileCase {
+  const char* profile;
+  const char* scheduler;  // nullptr: the profile sets none
+  std::vector<Expectation> expect;
+};
+
+std::string fill(std::string v, const std::string& name, const std::string& component) {
+  for (auto [from, to] : {std::pair<std::string, std::string>{"{name}", name}, {"{component}", component}})
+    if (auto at = v.find(from); at != std::string::npos) v.replace(at, from.size(), to);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSet") {
+  if (!have_command("kubectl")) {
+    WARN("kubectl is not installed: skipped");
+    return;
+  }
+  const std::vector<ProfileCase> cases = {
+      {"kai",
+       "kai-scheduler",
+       {{"pod-label", "kai.scheduler/queue", "q1"}, {"workload-label", "kai.scheduler/queue", "q1"}}},
+      {"volcano",
+       "volcano",
+       {{"pod-annotation", "scheduling.k8s.io/group-name", "{name}"},
+        {"pod-annotation", "scheduling.volcano.sh/queue-name", "q1"}}},
+      {"coscheduling", "scheduler-plugins-scheduler", {{"pod-label", "scheduling.x-k8s.io/pod-group", "{name}"}}},
+      {"kueue", nullptr, {{"workload-label", "kueue.x-k8s.io/queue-name", "q1"}}},
+      {"yunikorn",
+       "yunikorn",
+       {{"pod-label", "yunikorn.apache.org/app-id", "{name}"},
+        {"pod-label", "yunikorn.apache.org/queue", "q1"},
+        {"pod-annotation", "yunikorn.apache.org/task-group-name", "{component}"}}},
+  };
+  const std::vector<std::string> workloads = {source_path("examples/jobset-12-gpus.yaml"),
+                                              corpus_dir() + "/pytorchjob/pytorch_job_mnist_nccl.yaml",
+                                              corpus_dir() + "/leaderworkerset/sample-lws.yaml"};
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION("profile " << c.profile) {
+      std::string policy = write_temp(
+          std::string("policy-") + c.profile + ".yaml",
+          policy_with_rules(std::string("- name: all\n  profile: ") + c.profile + "\n  queue: {value: q1}\n"));
+      ServerProcess server({"--policy", policy});
+      HttpsClient client(server.port());
+      for (const auto& file : workloads) {
+        auto object = std::move(parse_file(file).front());
+        INFO(c.profile << " on " << object.kind << " " << object.name);
+        auto answer = parse_answer(client.post("/mutate", admission_review(element_json(object.root), "ns1")).body);
+        REQUIRE(answer.allowed);
+        auto patched = parse_json(kubectl_apply(element_json(object.root), answer.patch));
+        auto match = builtin_catalog().find(patched.api_version, patched.kind);
+        WorkloadView after = build_view(*match.definition, *patched.doc);
+        // Components that share a pod template (a LeaderWorkerSet leader without its own) get the
+        // values of the last of them.
+        std::map<std::string, std::string> last_component;
+        for (const auto& comp : after.components)
+          for (const auto& i : comp.instances) last_component[i.location] = comp.name;
+        for (const auto& comp : after.components)
+          for (const auto& i : comp.instances) {
+            if (i.shape == PodShape::Logical) continue;
+            INFO("component " << comp.name << " instance " << i.id);
+            CHECK(string_at(patched.root, *i.fields.scheduler_name) == (c.scheduler ? c.scheduler : "<missing>"));
+            for (const auto& e : c.expect) {
+              std::string where = e.where;
+              std::string expected = fill(e.value, object.name, last_component[i.location]);
+              if (where == "pod-label")
+                CHECK(string_at(patched.root, label_pointer(i.fields.labels, e.key)) == expected);
+              else if (where == "pod-annotation")
+                CHECK(string_at(patched.root, label_pointer(i.fields.annotations, e.key)) == expected);
+            }
+          }
+        for (const auto& e : c.expect)
+          if (std::string(e.where) == "workload-label")
+            CHECK(string_at(patched.root, pointer_child("/metadata/labels", e.key)) == e.value);
+        CHECK(string_at(patched.root, "/metadata/annotations/workload-map.io~1gang-size") ==
+              std::to_string(after.gangs.at(0).min_member));
+      }
+    }
+  }
+}
+
+TEST_CASE("Kueue's plain-pod groups: a Pod gets the pod-group name label and the total-count annotation") {
+  if (!have_command("kubectl")) return;
+  std::string policy =
+      write_temp("policy-kueue-pod.yaml", policy_with_rules("- name: all\n  profile: kueue\n  queue: {value: lq}\n"));
+  ServerProcess server({"--policy", policy});
+  HttpsClient client(server.port());
+  const std::string pod =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"solo"},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+  auto answer = parse_answer(client.post("/mutate", admission_review(pod, "ns1")).body);
+  auto patched = parse_json(kubectl_apply(pod, answer.patch));
+  CHECK(string_at(patched.root, "/metadata/labels/kueue.x-k8s.io~1pod-group-name") == "solo");
+  CHECK(string_at(patched.root, "/metadata/labels/kueue.x-k8s.io~1queue-name") == "lq");
+  CHECK(string_at(patched.root, "/metadata/annotations/kueue.x-k8s.io~1pod-group-total-count") == "1");
+}
+
+TEST_CASE("an object with only generateName gets a stable, unique group name from the request uid") {
+  if (!have_command("kubectl")) return;
+  std::string policy = write_temp("policy-cosched.yaml", policy_with_rules("- name: all\n  profile: coscheduling\n"));
+  ServerProcess server({"--policy", policy});
+  HttpsClient client(server.port());
+  const std::string job =
+      R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"generateName":"Sweep-"},"spec":{"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}})";
+  auto a1 = parse_answer(client.post("/mutate", admission_review(job, "ns1", "CREATE", "7F3A-91bc-4d2e")).body);
+  auto a2 = parse_answer(client.post("/mutate", admission_review(job, "ns1", "CREATE", "7F3A-91bc-4d2e")).body);
+  auto a3 = parse_answer(client.post("/mutate", admission_review(job, "ns1", "CREATE", "0000-1111-2222")).body);
+  CHECK(a1.patch == a2.patch);  // the same request, retried: the same name
+  CHECK(a1.patch != a3.patch);
+  auto patched = parse_json(kubectl_apply(job, a1.patch));
+  CHECK(string_at(patched.root, "/spec/template/metadata/labels/scheduling.x-k8s.io~1pod-group") == "sweep-7f3a91bc");
+}
+
+TEST_CASE("validation refuses the 12-GPU JobSet under an 8-GPU limit and admits it under 16 (policy hot reload)") {
+  auto limit_policy = [](int gpus) {
+    return policy_with_rules(
+        "- name: team-a\n  namespaces: [team-a]\n  profile: kai\n  queue: {value: q}\n"
+        "  limits:\n    resources: {nvidia.com/gpu: " +
+        std::to_string(gpus) + "}\n");
+  };
+  std::string policy = write_temp("policy-limits.yaml", limit_policy(8));
+  ServerProcess server({"--policy", policy});
+  auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
+  const std::string review = admission_review(element_json(object.root), "team-a", "CREATE", "v-1");
+
+  auto denied = HttpsClient(server.port()).post("/validate", review);
+  REQUIRE(denied.status == 200);
+  simdjson::dom::parser parser;
+  auto response = parser.parse(denied.body)["response"];
+  CHECK(response["uid"].get_string().value() == "v-1");
+  CHECK(response["allowed"].get_bool().value() == false);
+  CHECK(response["status"]["code"].get_int64().value() == 403);
+  CHECK(std::string(response["status"]["message"].get_string().value()) ==
+        "JobSet team-a/train asks for 12 nvidia.com/gpu across 3 pods (leader 1\xC3\x97"
+        "4, workers 2\xC3\x97"
+        "4); the limit for namespace team-a is 8");
+
+  std::ofstream(policy) << limit_policy(16);
+  bool admitted = false;
+  for (int i = 0; i < 100 && !admitted; ++i) {  // the server checks its files every second
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto again = HttpsClient(server.port()).post("/validate", review);
+    admitted = parser.parse(again.body)["response"]["allowed"].get_bool().value();
+  }
+  CHECK(admitted);
+  CHECK_THAT(server.log(), Catch::Contains("policy reloaded"));
+}
+
+TEST_CASE("other validation limits: pods, queue, schedulers, GPU containers without requests") {
+  std::string policy = write_temp(
+      "policy-strict.yaml",
+      policy_with_rules("- name: strict\n  profile: kai\n  queue: {fromLabel: kai.scheduler/queue}\n  limits:\n"
+                        "    maxPods: 2\n    requireQueue: true\n    allowedSchedulers: [kai-scheduler]\n"
+                        "    requireRequestsWithGPUs: true\n    forbidSchedulerOverride: true\n"));
+  ServerProcess server({"--policy", policy});
+  HttpsClient client(server.port());
+  const std::string job =
+      R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"j"},"spec":{"replicatedJobs":[{"name":"w","replicas":3,"template":{"spec":{"template":{"spec":{"schedulerName":"my-sched","containers":[{"name":"gpu","image":"i","resources":{"limits":{"nvidia.com/gpu":1}}}]}}}}}]}})";
+  simdjson::dom::parser parser;
+  auto res = client.post("/validate", admission_review(job, "ns1"));
+  auto response = parser.parse(res.body)["response"];
+  CHECK(response["allowed"].get_bool().value() == false);
+  std::string message(response["status"]["message"].get_string().value());
+  CHECK_THAT(message, Catch::Contains("JobSet ns1/j has 3 pods; the limit for namespace ns1 is 2 pods"));
+  CHECK_THAT(message, Catch::Contains("names no queue: set the label kai.scheduler/queue on it"));
+  CHECK_THAT(message, Catch::Contains("uses scheduler \"my-sched\"; allowed in namespace ns1: kai-scheduler"));
+  CHECK_THAT(message, Catch::Contains("sets schedulerName \"my-sched\""));
+  CHECK_THAT(message,
+             Catch::Contains(
+                 "container gpu in replicatedjob/w asks for GPUs in its limits but does not request cpu and memory"));
+}
+
+TEST_CASE("UPDATE is validated but not mutated; DELETE and unknown kinds pass untouched") {
+  ServerProcess server;
+  HttpsClient client(server.port());
+  auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
+  auto update =
+      parse_answer(client.post("/mutate", admission_review(element_json(object.root), "team-a", "UPDATE")).body);
+  CHECK(update.allowed);
+  CHECK(update.patch.empty());
+  auto del = parse_answer(client.post("/mutate", admission_review("null", "team-a", "DELETE")).body);
+  CHECK(del.allowed);
+  auto unknown = parse_answer(
+      client
+          .post("/mutate",
+                admission_review(R"({"apiVersion":"example.com/v1","kind":"Gizmo","metadata":{"name":"g"}})", "x"))
+          .body);
+  CHECK(unknown.allowed);
+  CHECK(unknown.patch.empty());
+  auto metrics = client.get("/metrics").body;
+  CHECK_THAT(metrics, Catch::Contains(
+                          R"(workload_map_requests_total{endpoint="mutate",kind="Gizmo",outcome="unknown-kind"} 1)"));
+  CHECK_THAT(metrics,
+             Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",kind="JobSet",outcome="skipped"} 1)"));
+  CHECK_THAT(metrics, Catch::Contains("workload_map_definitions_loaded 20"));
+  CHECK_THAT(metrics, Catch::Contains("workload_map_certificate_expiry_timestamp_seconds"));
+  CHECK(client.get("/healthz").body == "ok\n");
+  CHECK(client.get("/readyz").status == 200);
+}
+
+TEST_CASE("the failure policy decides for objects the mapper cannot understand") {
+  const std::string broken =
+      R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"b"},"spec":{"replicatedJobs":"not-a-list"}})";
+  std::string fail_policy =
+      write_temp("policy-fail.yaml", policy_with_rules("- name: all\n  profile: kai\n  failurePolicy: Fail\n"));
+  ServerProcess closed({"--policy", fail_policy});
+  simdjson::dom::parser parser;
+  auto refused =
+      parser.parse(HttpsClient(closed.port()).post("/mutate", admission_review(broken, "x")).body)["response"];
+  CHECK(refused["allowed"].get_bool().value() == false);
+  CHECK_THAT(std::string(refused["status"]["message"].get_string().value()),
+             Catch::Contains("cannot understand JobSet x/b"));
+
+  ServerProcess open;  // the built-in policy fails open
+  HttpsClient client(open.port());
+  auto allowed = parse_answer(client.post("/mutate", admission_review(broken, "x")).body);
+  CHECK(allowed.allowed);
+  CHECK_THAT(allowed.warnings, Catch::Contains("failure policy Ignore"));
+  CHECK_THAT(client.get("/metrics").body, Catch::Contains(R"(kind="JobSet",outcome="not-understood"} 1)"));
+}

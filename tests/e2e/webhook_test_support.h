@@ -1,0 +1,28 @@
+// Helpers shared by the webhook end-to-end tests.
+#pragma once
+
+#include <simdjson.h>
+
+#include <string>
+
+#include "tests/support/server_process.h"
+#include "tests/support/test_support.h"
+
+namespace wm::test {
+
+// The built-in policy's scheduler profiles followed by `rules` (YAML text of a rules: list).
+std::string policy_with_rules(const std::string& rules);
+
+struct MutateAnswer {
+  std::string uid, patch;
+  bool allowed = false;
+  std::string warnings;  // joined
+};
+MutateAnswer parse_answer(const std::string& body);
+
+// Applies `patch` to `object_json` with kubectl's JSON Patch; returns the patched object (REQUIREs success).
+std::string kubectl_apply(const std::string& object_json, const std::string& patch);
+
+std::string string_at(simdjson::dom::element root, const std::string& pointer);
+
+}  // namespace wm::test
