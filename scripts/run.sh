@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and shows the mapper at work on the mission's JobSet: its view
-# (3 pods, 12 GPUs) and the JSON Patch that puts every pod template under one scheduler and gang.
+# Installs what is missing, builds, and runs the webhook on https://127.0.0.1:8443 with the built-in
+# catalog and policy and a self-signed certificate it makes; it prints how to call it. Ctrl-C stops.
+#   scripts/run.sh [serve options]      (workload-map serve --help)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
-wm=build/cli/workload-map
-set -x
-$wm inspect examples/jobset-12-gpus.yaml
-$wm mutate examples/jobset-12-gpus.yaml --set-scheduler kai-scheduler \
-  --label kai.scheduler/queue=team-a --label scheduling.x-k8s.io/pod-group=train --root-label kai.scheduler/queue=team-a
+exec build/cli/workload-map serve "$@"
