@@ -1,3 +1,5 @@
+#include <sys/resource.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -109,6 +111,12 @@ int serve(const Args& args) {
     return kUsage;
   }
 
+  // Each connection is a file descriptor: take what the hard limit allows (1024 is common).
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
   webhook::Logger log(level);
   bool self_signed = tls_files.certificate.empty();
   if (self_signed) {

@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <set>
 
+#include "mapper/jq_guard.h"
+
 namespace wm {
 
 const ComponentDefinition* Definition::component(const std::string& name) const {
@@ -123,6 +125,12 @@ class Reader {
 
   // Compiled later, with every other expression of the load (DefinitionLoader::finish).
   Path expression(const std::string& source, const YAML::Node& at, int fallback_line, const std::string& field) {
+    if (auto construct = unbounded_jq_construct(source)) {
+      error(at, fallback_line, field,
+            "jq expression uses " + *construct +
+                ", which may not terminate or reaches outside the object; definitions run on every admission");
+      return nullptr;
+    }
     auto path = std::make_shared<const PathExpression>(source, library_);
     int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
     if (auto index = path->library_index()) checks_.push_back({*index, {file_, line, field, ""}, document_});

@@ -33,6 +33,8 @@ size_t WorkloadView::pod_template_count() const {
 
 namespace {
 
+constexpr size_t kMaxInstances = 10000;
+
 struct Stream {
   EvalResult result;
   bool defined = false;
@@ -128,6 +130,12 @@ class ViewBuilder {
       n = std::max({replicas.size(), ids.size(), replicas.defined || ids.defined ? size_t{0} : size_t{1}});
     }
 
+    // Bounded work per admission: a 3 MiB object can hold a list of a hundred thousand templates.
+    if (n > kMaxInstances) {
+      view_.warnings.push_back("component " + c.name + " has " + std::to_string(n) + " instances; at most " +
+                               std::to_string(kMaxInstances) + " are mapped");
+      n = kMaxInstances;
+    }
     for (size_t i = 0; i < n; ++i) {
       InstanceView inst;
       inst.component = c.name;

@@ -1,5 +1,7 @@
 // Bad input, slow and broken clients, certificate rotation and SIGTERM: each gets its clear answer
 // or is cut off, and the server keeps serving everyone else.
+#include <sys/resource.h>
+
 #include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -254,4 +256,81 @@ TEST_CASE("SIGTERM: the request in flight finishes, then the server exits 0") {
   CHECK(exit_code == 0);
   CHECK_THAT(server.log(), Catch::Contains("draining"));
   CHECK_THAT(server.log(), Catch::Contains("stopped"));
+}
+
+namespace {
+
+void raise_fd_limit() {
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+}  // namespace
+
+TEST_CASE("1,000 concurrent connections are all served, then the server recovers") {
+  raise_fd_limit();
+  ServerProcess server;
+  std::vector<std::unique_ptr<HttpsClient>> clients;
+  for (int i = 0; i < 1000; ++i) clients.push_back(std::make_unique<HttpsClient>(server.port()));
+  const std::string review = jobset_review();
+  int ok = 0;
+  for (auto& c : clients) ok += c->post("/mutate", review).status == 200;
+  CHECK(ok == 1000);
+  clients.clear();
+  std::string metrics;
+  bool recovered = false;
+  for (int i = 0; i < 50 && !recovered; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    metrics = HttpsClient(server.port()).get("/metrics").body;
+    recovered = metrics.find("workload_map_open_connections 1\n") != std::string::npos;
+  }
+  INFO(metrics.substr(metrics.find("workload_map_open_connections")));
+  CHECK(recovered);
+  CHECK(healthy(server.port()));
+}
+
+TEST_CASE("slowloris clients do not starve the others") {
+  raise_fd_limit();
+  ServerProcess server({"--read-timeout-ms", "3000"});
+  std::vector<std::unique_ptr<RawClient>> slow;
+  for (int i = 0; i < 200; ++i) {
+    slow.push_back(std::make_unique<RawClient>(server.port()));
+    slow.back()->send(std::string("\x16\x03\x01", 3));  // a TLS record that never completes
+  }
+  HttpsClient client(server.port());
+  const std::string review = jobset_review();
+  double worst_ms = 0;
+  for (int i = 0; i < 200; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    CHECK(client.post("/mutate", review).status == 200);
+    worst_ms =
+        std::max(worst_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (i % 20 == 0)
+      for (auto& s : slow) {
+        boost::system::error_code ec;
+        net::write(s->socket, net::buffer("\x02", 1), ec);  // a byte now and then keeps them "alive"
+      }
+  }
+  CHECK(worst_ms < 250);
+  CHECK(healthy(server.port()));
+}
+
+TEST_CASE("a workload with fifty thousand pod templates is answered, bounded, by the failure policy") {
+  std::string jobs = "[";
+  for (int i = 0; i < 50000; ++i) jobs += std::string(i ? "," : "") + R"({"template":{"spec":{"template":{}}}})";
+  jobs += "]";
+  const std::string object =
+      R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"huge"},"spec":{"replicatedJobs":)" +
+      jobs + "}}";
+  REQUIRE(object.size() < (3 << 20));
+  ServerProcess server;
+  HttpsClient client(server.port());
+  auto t0 = std::chrono::steady_clock::now();
+  auto answer = parse_answer(client.post("/mutate", admission_review(object, "x")).body);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  CHECK(answer.allowed);
+  CHECK_THAT(answer.warnings, Catch::Contains("at most 10000 are mapped"));
+  CHECK(healthy(server.port()));
 }
