@@ -14,13 +14,35 @@
 namespace wm {
 
 struct NativeNode {
-  enum class Type { Identity, Field, Index, Iterate, Keys, Try, Literal, Pipe, Alternative, Arithmetic } type;
+  enum class Type {
+    Identity,
+    Field,
+    Index,
+    Iterate,
+    Keys,
+    Try,
+    Literal,
+    Pipe,
+    Alternative,
+    Arithmetic,
+    Comma,    // lhs's outputs, then rhs's
+    Compare,  // op: '=' (==), '!' (!=), '<', 'l' (<=), '>', 'g' (>=)
+    And,
+    Or,
+    Not,
+    Empty,
+    If,        // lhs: condition, rhs: then, third: else
+    Bind,      // lhs as $name | rhs
+    Variable,  // $name
+  } type;
   std::string name;  // Field
   long index = 0;    // Index (never negative: jq's path() of a negative index is not a pointer); Keys: 1 = sorted
   char op = 0;       // Arithmetic: + - * /
   std::shared_ptr<const NativeNode> lhs, rhs;  // Pipe, Alternative, Arithmetic; Field/Index/Iterate: lhs is the base
   std::shared_ptr<simdjson::dom::document> literal;
-  bool optional = false;  // Field/Index/Iterate written with `?`: its own errors yield nothing
+  bool optional = false;                    // Field/Index/Iterate written with `?`: its own errors yield nothing
+  std::shared_ptr<const NativeNode> third;  // If: the else branch
+  int slot = 0;                             // Bind/Variable: which variable
 };
 
 namespace {
@@ -56,23 +78,87 @@ class Parser {
   }
 
   NodePtr pipe() {
-    NodePtr left = alternative();
-    while (left && eat("|")) {
-      NodePtr right = alternative();
+    NodePtr left = comma();
+    if (!left) return nullptr;
+    if (eat("|")) {
+      NodePtr right = pipe();
       if (!right) return nullptr;
-      left = make({NativeNode::Type::Pipe, {}, 0, 0, left, right, nullptr});
+      return make({NativeNode::Type::Pipe, {}, 0, 0, left, right, nullptr});
     }
     return left;
   }
 
-  // `a // b // c` is right-associative in jq.
+  NodePtr comma() {
+    NodePtr left = alternative();
+    while (left && peek(',')) {
+      ++pos_;
+      NodePtr right = alternative();
+      if (!right) return nullptr;
+      left = make({NativeNode::Type::Comma, {}, 0, 0, left, right, nullptr});
+    }
+    return left;
+  }
+
+  // A keyword, not the start of a longer name.
+  bool keyword(std::string_view word) {
+    skip_space();
+    if (s_.compare(pos_, word.size(), word) != 0) return false;
+    size_t end = pos_ + word.size();
+    if (end < s_.size() && is_ident(s_[end])) return false;
+    pos_ = end;
+    return true;
+  }
+  std::string identifier() {
+    std::string name;
+    while (pos_ < s_.size() && is_ident(s_[pos_])) name.push_back(s_[pos_++]);
+    return name;
+  }
+
+  // `a // b // c` is right-associative in jq, and binds looser than `or`.
   NodePtr alternative() {
-    NodePtr left = additive();
+    NodePtr left = disjunction();
     if (left && eat("//")) {
       NodePtr right = alternative();
       if (!right) return nullptr;
       return make({NativeNode::Type::Alternative, {}, 0, 0, left, right, nullptr});
     }
+    return left;
+  }
+
+  NodePtr disjunction() {
+    NodePtr left = conjunction();
+    while (left && keyword("or")) {
+      NodePtr right = conjunction();
+      if (!right) return nullptr;
+      left = make({NativeNode::Type::Or, {}, 0, 0, left, right, nullptr});
+    }
+    return left;
+  }
+
+  NodePtr conjunction() {
+    NodePtr left = comparison();
+    while (left && keyword("and")) {
+      NodePtr right = comparison();
+      if (!right) return nullptr;
+      left = make({NativeNode::Type::And, {}, 0, 0, left, right, nullptr});
+    }
+    return left;
+  }
+
+  // Non-associative, as in jq.
+  NodePtr comparison() {
+    NodePtr left = additive();
+    if (!left) return nullptr;
+    skip_space();
+    static const std::pair<const char*, char> ops[] = {{"==", '='}, {"!=", '!'}, {"<=", 'l'},
+                                                       {">=", 'g'}, {"<", '<'},  {">", '>'}};
+    for (auto [text, op] : ops)
+      if (s_.compare(pos_, std::strlen(text), text) == 0) {
+        pos_ += std::strlen(text);
+        NodePtr right = additive();
+        if (!right) return nullptr;
+        return make({NativeNode::Type::Compare, {}, 0, op, left, right, nullptr});
+      }
     return left;
   }
 
@@ -105,7 +191,25 @@ class Parser {
     return left;
   }
 
-  NodePtr postfix() { return postfix_more(primary()); }
+  NodePtr postfix() {
+    NodePtr term = postfix_more(primary());
+    // `Term as $x | body`: $x is bound to each output of Term for the rest of the pipe.
+    if (term && keyword("as")) {
+      skip_space();
+      if (!eat("$")) return nullptr;
+      std::string name = identifier();
+      if (name.empty() || !eat("|")) return nullptr;
+      variables_.push_back(name);
+      int slot = static_cast<int>(variables_.size()) - 1;
+      NodePtr body = pipe();
+      variables_.pop_back();
+      if (!body) return nullptr;
+      NativeNode bind{NativeNode::Type::Bind, name, 0, 0, term, body, nullptr};
+      bind.slot = slot;
+      return make(std::move(bind));
+    }
+    return term;
+  }
 
   // `?` after a suffix makes that one access quiet (jq's gen_index_opt); after anything else it
   // ends the term's stream at its first error (try).
@@ -169,7 +273,41 @@ class Parser {
       if (!inner || !eat(")")) return nullptr;
       return inner;
     }
+    if (c == '$') {
+      ++pos_;
+      std::string name = identifier();
+      for (int i = static_cast<int>(variables_.size()) - 1; i >= 0; --i)
+        if (variables_[static_cast<size_t>(i)] == name) {
+          NativeNode v{NativeNode::Type::Variable, name, 0, 0, nullptr, nullptr, nullptr};
+          v.slot = i;
+          return postfix_more(make(std::move(v)));
+        }
+      return nullptr;  // $ENV, $__loc__, or unbound
+    }
+    if (keyword("if")) return conditional();
+    if (keyword("empty")) return make({NativeNode::Type::Empty, {}, 0, 0, nullptr, nullptr, nullptr});
+    if (keyword("not")) return make({NativeNode::Type::Not, {}, 0, 0, nullptr, nullptr, nullptr});
     return literal();
+  }
+
+  // if C then A (elif C then A)* else B end
+  NodePtr conditional() {
+    NodePtr condition = pipe();
+    if (!condition || !keyword("then")) return nullptr;
+    NodePtr then_branch = pipe();
+    if (!then_branch) return nullptr;
+    NodePtr else_branch;
+    if (keyword("elif")) {
+      else_branch = conditional();
+      if (!else_branch) return nullptr;
+    } else {
+      if (!keyword("else")) return nullptr;  // jq 1.6 requires else
+      else_branch = pipe();
+      if (!else_branch || !keyword("end")) return nullptr;
+    }
+    NativeNode node{NativeNode::Type::If, {}, 0, 0, condition, then_branch, nullptr};
+    node.third = else_branch;
+    return make(std::move(node));
   }
 
   static bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -266,6 +404,7 @@ class Parser {
 
   const std::string& s_;
   size_t pos_ = 0;
+  std::vector<std::string> variables_;  // in scope while parsing
 };
 
 const char* type_name(const Value& v) {
@@ -335,6 +474,77 @@ class Evaluator {
               node, [&](Emit e) { return iterate(base, e); }, emit);
         };
         return eval(*node.lhs, in, next);
+      }
+      case T::Empty:
+        return true;
+      case T::Comma:
+        return eval(*node.lhs, in, emit) && eval(*node.rhs, in, emit);
+      case T::Not:
+        return emit(boolean(!in.truthy()));
+      case T::Variable: {
+        if (static_cast<size_t>(node.slot) >= variables_.size()) return fail("unbound variable");
+        return emit(Value(variables_[static_cast<size_t>(node.slot)]));
+      }
+      case T::Bind: {
+        auto bind = [&](Value&& v) {
+          variables_.push_back(std::move(v));
+          bool ok = eval(*node.rhs, in, emit);
+          variables_.pop_back();
+          return ok;
+        };
+        return eval(*node.lhs, in, bind);
+      }
+      case T::If: {
+        auto branch = [&](Value&& c) { return eval(c.truthy() ? *node.rhs : *node.third, in, emit); };
+        return eval(*node.lhs, in, branch);
+      }
+      case T::And:
+      case T::Or: {
+        const bool is_and = node.type == T::And;
+        auto left = [&](Value&& a) {
+          if (a.truthy() != is_and) return emit(boolean(!is_and));  // decided by the left side
+          auto right = [&](Value&& b) { return emit(boolean(b.truthy())); };
+          return eval(*node.rhs, in, right);
+        };
+        return eval(*node.lhs, in, left);
+      }
+      case T::Compare: {
+        std::vector<Value> rights;
+        auto collect = [&](Value&& r) {
+          rights.push_back(std::move(r));
+          return true;
+        };
+        if (!eval(*node.rhs, in, collect)) return false;
+        for (const Value& r : rights) {
+          auto combine = [&](Value&& l) {
+            auto order = compare(l, r);
+            if (!order) return unsupported_here();
+            bool result = false;
+            switch (node.op) {
+              case '=':
+                result = *order == 0;
+                break;
+              case '!':
+                result = *order != 0;
+                break;
+              case '<':
+                result = *order < 0;
+                break;
+              case 'l':
+                result = *order <= 0;
+                break;
+              case '>':
+                result = *order > 0;
+                break;
+              case 'g':
+                result = *order >= 0;
+                break;
+            }
+            return emit(boolean(result));
+          };
+          if (!eval(*node.lhs, in, combine)) return false;
+        }
+        return true;
       }
       case T::Keys:
         return keys(node.index == 1, in, emit);
@@ -463,6 +673,47 @@ class Evaluator {
     return true;
   }
 
+  static Value boolean(bool b) {
+    Value v;
+    v.element = ObjectDocument::boolean_element(b);
+    return v;
+  }
+
+  // jq's order: null < false < true < numbers < strings < arrays < objects. Equal-typed arrays and
+  // objects are left to jq (deep comparison).
+  static std::optional<int> compare(const Value& a, const Value& b) {
+    auto rank = [](const Value& v) {
+      if (v.computed) return v.computed_string ? 4 : 3;
+      switch (v.element.type()) {
+        case simdjson::dom::element_type::NULL_VALUE:
+          return 0;
+        case simdjson::dom::element_type::BOOL:
+          return v.element.get_bool().value_unsafe() ? 2 : 1;
+        case simdjson::dom::element_type::STRING:
+          return 4;
+        case simdjson::dom::element_type::ARRAY:
+          return 5;
+        case simdjson::dom::element_type::OBJECT:
+          return 6;
+        default:
+          return 3;
+      }
+    };
+    int ra = rank(a), rb = rank(b);
+    if (ra != rb) return ra < rb ? -1 : 1;
+    if (ra <= 2) return 0;
+    if (ra == 3) {
+      double x = *a.as_number(), y = *b.as_number();
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    if (ra == 4) {
+      std::string x = *a.as_scalar_string(), y = *b.as_scalar_string();
+      int c = x.compare(y);
+      return c < 0 ? -1 : c > 0 ? 1 : 0;
+    }
+    return std::nullopt;
+  }
+
   bool keys(bool sorted, const Value& base, Emit emit) {
     simdjson::dom::object object;
     if (base.computed || base.element.get_object().get(object) != simdjson::SUCCESS)
@@ -511,6 +762,7 @@ class Evaluator {
 
   bool want_pointers_;
   EvalResult& result_;
+  std::vector<Value> variables_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "mapper/value.h"
 
+#include <array>
+
 #include "mapper/jq_input.h"
 #include "mapper/json_writer.h"
 
@@ -59,6 +61,19 @@ simdjson::dom::element ObjectDocument::adopt(const std::string& json) {
 ObjectDocument::JqInput& ObjectDocument::jq_input() {
   if (!jq_input_) jq_input_ = std::make_unique<JqInput>(element_json(root_));
   return *jq_input_;
+}
+
+simdjson::dom::element ObjectDocument::boolean_element(bool value) {
+  static const auto holders = [] {
+    std::array<std::unique_ptr<simdjson::dom::document>, 2> docs;
+    simdjson::dom::parser parser;
+    for (int i = 0; i < 2; ++i) {
+      docs[i] = std::make_unique<simdjson::dom::document>();
+      (void)parser.parse_into_document(*docs[i], i ? "true" : "false", i ? 4 : 5);
+    }
+    return docs;
+  }();
+  return holders[value ? 1 : 0]->root();
 }
 
 simdjson::dom::element ObjectDocument::null_element() {

@@ -52,6 +52,7 @@ class ObjectDocument {
   JqInput& jq_input();
 
   static simdjson::dom::element null_element();
+  static simdjson::dom::element boolean_element(bool value);
 
  private:
   simdjson::dom::element root_;
