@@ -7,6 +7,7 @@
 #include <set>
 
 #include "mapper/jq_guard.h"
+#include "mapper/yaml_guard.h"
 
 namespace wm {
 
@@ -476,6 +477,10 @@ DefinitionLoader::DefinitionLoader() : library_(std::make_shared<JqLibrary>()) {
 DefinitionLoader::~DefinitionLoader() = default;
 
 void DefinitionLoader::load(const std::string& text, const std::string& file) {
+  if (auto deep = yaml_nesting_too_deep(text)) {
+    errors_.push_back({file, 0, "", "refused: " + *deep});
+    return;
+  }
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "mapper/json_writer.h"
+#include "mapper/yaml_guard.h"
 
 namespace wm {
 
@@ -99,6 +100,10 @@ std::vector<SourceDocument> read_documents(const std::string& text, const std::s
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
     out.push_back({text, file, 1});  // JSON: simdjson parses it as it is
+    return out;
+  }
+  if (auto deep = yaml_nesting_too_deep(text)) {
+    errors.push_back({file, 0, "", "refused: " + *deep});
     return out;
   }
   try {

@@ -11,6 +11,11 @@ packages=(
   openssl jq curl ca-certificates             # certificates, test helpers
 )
 
+# --bench adds the public load tool (wrk) and the profilers used for the benchmark figures.
+if [[ ${1:-} == --bench ]]; then packages+=(wrk valgrind); fi
+# --fuzz adds clang, for libFuzzer and the sanitizer build.
+if [[ ${1:-} == --fuzz ]]; then packages+=(clang libclang-rt-dev); fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

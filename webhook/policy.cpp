@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "mapper/yaml_guard.h"
 #include "webhook/embedded_policy.h"
 
 namespace wm::webhook {
@@ -129,6 +130,10 @@ bool kind_matches(const std::string& pattern, std::string_view group, std::strin
 
 std::optional<Policy> Policy::load(const std::string& text, const std::string& file, Diagnostics& errors) {
   YAML::Node root;
+  if (auto deep = yaml_nesting_too_deep(text)) {
+    errors.push_back({file, 0, "", "refused: " + *deep});
+    return std::nullopt;
+  }
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {

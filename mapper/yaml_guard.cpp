@@ -1,0 +1,42 @@
+#include "mapper/yaml_guard.h"
+
+namespace wm {
+
+std::optional<std::string> yaml_nesting_too_deep(const std::string& text, size_t limit) {
+  size_t flow = 0, line = 1;
+  bool line_start = true;
+  size_t indent = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = true;
+      indent = 0;
+      if (quote == 0) continue;
+    }
+    if (line_start) {
+      if (c == ' ' || c == '-') {  // "- - - x" nests sequences as deeply as indentation does
+        if (++indent > limit * 2) return "line " + std::to_string(line) + ": nested more than " + std::to_string(limit) + " levels deep";
+        continue;
+      }
+      line_start = false;
+    }
+    if (quote) {
+      if (c == '\\' && quote == '"') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    else if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '[' || c == '{') {
+      if (++flow > limit) return "line " + std::to_string(line) + ": nested more than " + std::to_string(limit) + " levels deep";
+    } else if ((c == ']' || c == '}') && flow > 0) {
+      --flow;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace wm

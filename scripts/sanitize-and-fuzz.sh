@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole test suite again, built with clang's AddressSanitizer and UndefinedBehaviorSanitizer,
+# then a short libFuzzer run of each target (FUZZ_SECONDS, default 30) seeded from the corpus.
+# A crash fails the run and leaves the input in build-sanitize/fuzz/<target>-crash-*: copy it to
+# tests/fuzz/regressions/<admission|definitions>/ so that every later run replays it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --fuzz
+seconds=${FUZZ_SECONDS:-30}
+build=build-sanitize
+cmake -S . -B $build -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DWM_SANITIZE=ON -DWM_FUZZ=ON >/dev/null
+cmake --build $build --parallel "$(nproc)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+ctest --test-dir $build --output-on-failure --timeout 900 -j "$(nproc)"
+
+work=$build/fuzz
+rm -rf "$work" && mkdir -p "$work/seeds-admission" "$work/seeds-definitions" "$work/admission" "$work/definitions"
+for f in ../shared/corpus/upstream/*/*.yaml examples/*.yaml; do
+  $build/cli/workload-map review-request "$f" > "$work/seeds-admission/$(basename "$(dirname "$f")")-$(basename "$f").json" 2>/dev/null || true
+done
+cp tests/fuzz/regressions/admission/* "$work/seeds-admission/"
+cp definitions/*.yaml tests/fixtures/broken-definitions/*.yaml tests/fuzz/regressions/definitions/* "$work/seeds-definitions/"
+for target in admission definitions; do
+  echo "fuzzing $target for ${seconds}s"
+  (cd "$work" && ASAN_OPTIONS=detect_leaks=1 ../tests/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 \
+     -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$target-" -print_final_stats=1 \
+     "$target" "seeds-$target" 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|crash|Done" || true)
+  if ls "$work/$target-"* >/dev/null 2>&1; then
+    echo "fuzz_$target found a crash: $(ls "$work/$target-"*)" >&2
+    exit 1
+  fi
+done
+echo "sanitized tests and fuzzing: done"

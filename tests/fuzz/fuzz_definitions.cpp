@@ -1,0 +1,15 @@
+// libFuzzer: arbitrary bytes as a definitions file, and as a manifest. Refusals are fine; crashes are not.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "mapper/definition_loader.h"
+#include "mapper/documents.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  wm::load_definitions(text, "fuzz.yaml");
+  wm::Diagnostics errors;
+  wm::read_documents(text, "fuzz.yaml", errors);
+  return 0;
+}
