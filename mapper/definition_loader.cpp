@@ -493,7 +493,14 @@ void DefinitionLoader::load(const std::string& text, const std::string& file) {
     size_t document = documents_++;
     Reader reader(file, errors_, library_, checks_, document);
     size_t before = errors_.size();
-    auto def = DefinitionReader(reader).read(doc);
+    std::optional<Definition> def;
+    try {
+      def = DefinitionReader(reader).read(doc);
+    } catch (const YAML::Exception& e) {
+      // yaml-cpp throws when a node is used as what it is not (a list where a mapping belongs).
+      errors_.push_back(
+          {file, e.mark.line >= 0 ? e.mark.line + 1 : Reader::line_of(doc), "", "malformed definition: " + e.msg});
+    }
     if (def && errors_.size() == before) definitions_.emplace_back(document, std::move(*def));
   }
 }

@@ -17,21 +17,26 @@ std::optional<std::string> yaml_nesting_too_deep(const std::string& text, size_t
     }
     if (line_start) {
       if (c == ' ' || c == '-') {  // "- - - x" nests sequences as deeply as indentation does
-        if (++indent > limit * 2) return "line " + std::to_string(line) + ": nested more than " + std::to_string(limit) + " levels deep";
+        if (++indent > limit * 2)
+          return "line " + std::to_string(line) + ": nested more than " + std::to_string(limit) + " levels deep";
         continue;
       }
       line_start = false;
     }
     if (quote) {
-      if (c == '\\' && quote == '"') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\' && quote == '"')
+        ++i;
+      else if (c == quote)
+        quote = 0;
       continue;
     }
-    if (c == '"' || c == '\'') quote = c;
+    if (c == '"' || c == '\'')
+      quote = c;
     else if (c == '#') {
       while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
     } else if (c == '[' || c == '{') {
-      if (++flow > limit) return "line " + std::to_string(line) + ": nested more than " + std::to_string(limit) + " levels deep";
+      if (++flow > limit)
+        return "line " + std::to_string(line) + ": nested more than " + std::to_string(limit) + " levels deep";
     } else if ((c == ']' || c == '}') && flow > 0) {
       --flow;
     }

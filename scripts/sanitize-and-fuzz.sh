@@ -12,6 +12,7 @@ cmake -S . -B $build -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Re
   -DWM_SANITIZE=ON -DWM_FUZZ=ON >/dev/null
 cmake --build $build --parallel "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 ctest --test-dir $build --output-on-failure --timeout 900 -j "$(nproc)"
 
 work=$build/fuzz
@@ -23,7 +24,7 @@ cp tests/fuzz/regressions/admission/* "$work/seeds-admission/"
 cp definitions/*.yaml tests/fixtures/broken-definitions/*.yaml tests/fuzz/regressions/definitions/* "$work/seeds-definitions/"
 for target in admission definitions; do
   echo "fuzzing $target for ${seconds}s"
-  (cd "$work" && ASAN_OPTIONS=detect_leaks=1 ../tests/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 \
+  (cd "$work" && ../tests/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 \
      -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$target-" -print_final_stats=1 \
      "$target" "seeds-$target" 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|crash|Done" || true)
   if ls "$work/$target-"* >/dev/null 2>&1; then

@@ -129,6 +129,16 @@ bool kind_matches(const std::string& pattern, std::string_view group, std::strin
 }
 
 std::optional<Policy> Policy::load(const std::string& text, const std::string& file, Diagnostics& errors) {
+  try {
+    return load_checked(text, file, errors);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp throws when a node is used as what it is not (a list where a mapping belongs).
+    errors.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed policy: " + e.msg});
+    return std::nullopt;
+  }
+}
+
+std::optional<Policy> Policy::load_checked(const std::string& text, const std::string& file, Diagnostics& errors) {
   YAML::Node root;
   if (auto deep = yaml_nesting_too_deep(text)) {
     errors.push_back({file, 0, "", "refused: " + *deep});

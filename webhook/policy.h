@@ -71,6 +71,7 @@ class Policy {
   Policy& operator=(Policy&&) = default;
 
  private:
+  static std::optional<Policy> load_checked(const std::string& text, const std::string& file, Diagnostics& errors);
   std::vector<std::unique_ptr<SchedulerProfile>> profiles_;  // stable addresses for Rule::profile
   std::vector<Rule> rules_;
 };

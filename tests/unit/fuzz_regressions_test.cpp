@@ -1,6 +1,5 @@
 // Inputs the fuzzers found (or that we feared), replayed on every run: tests/fuzz/regressions/.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
