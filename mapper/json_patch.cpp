@@ -126,11 +126,25 @@ bool JsonPatchBuilder::set_string(const std::string& pointer, const std::string&
 
 bool JsonPatchBuilder::merge_map(const std::string& pointer, const StringPairs& entries) {
   simdjson::dom::element existing;
-  bool is_other =
-      root_.at_pointer(pointer).get(existing) == simdjson::SUCCESS && !existing.is_null() && !existing.is_object();
+  const bool exists = root_.at_pointer(pointer).get(existing) == simdjson::SUCCESS;
+  const bool is_other = exists && !existing.is_null() && !existing.is_object();
   if (is_other) {
     error_ = "cannot merge labels into " + pointer + ": it is not a map";
     return false;
+  }
+  simdjson::dom::object map;
+  if (exists && existing.get_object().get(map) == simdjson::SUCCESS) {
+    // The map exists: look each key up in it, rather than walking from the root per key.
+    for (const auto& [key, value] : entries) {
+      std::string_view current;
+      simdjson::dom::element found;
+      bool present = map.at_key(key).get(found) == simdjson::SUCCESS;
+      if (present && found.get_string().get(current) == simdjson::SUCCESS && current == value) continue;
+      std::string op;
+      append_op(op, present ? "replace" : "add", pointer_child(pointer, key), json_string(value));
+      if (std::find(ops_.begin(), ops_.end(), op) == ops_.end()) ops_.push_back(std::move(op));
+    }
+    return true;
   }
   for (const auto& [key, value] : entries)
     if (!set(pointer_child(pointer, key), json_string(value))) return false;

@@ -4,6 +4,10 @@ namespace wm {
 
 void append_pointer_token(std::string& pointer, std::string_view token) {
   pointer.push_back('/');
+  if (token.find_first_of("~/") == std::string_view::npos) {  // the usual case: nothing to escape
+    pointer.append(token);
+    return;
+  }
   for (char c : token) {
     if (c == '~')
       pointer += "~0";
@@ -27,6 +31,12 @@ std::vector<std::string> split_pointer(std::string_view pointer) {
   while (true) {
     size_t next = pointer.find('/', pos);
     std::string_view raw = pointer.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
+    if (raw.find('~') == std::string_view::npos) {
+      tokens.emplace_back(raw);
+      if (next == std::string_view::npos) break;
+      pos = next + 1;
+      continue;
+    }
     std::string token;
     for (size_t i = 0; i < raw.size(); ++i) {
       if (raw[i] == '~' && i + 1 < raw.size()) {

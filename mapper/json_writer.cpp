@@ -8,6 +8,14 @@ namespace wm {
 void append_json_string(std::string& out, std::string_view value) {
   static constexpr char hex[] = "0123456789abcdef";
   out.push_back('"');
+  // The usual case, names and label values: nothing to escape, one append.
+  bool plain = true;
+  for (unsigned char c : value) plain = plain && c >= 0x20 && c != '"' && c != '\\';
+  if (plain) {
+    out.append(value);
+    out.push_back('"');
+    return;
+  }
   for (unsigned char c : value) {
     switch (c) {
       case '"':
