@@ -125,25 +125,18 @@ class Parser {
     return left;
   }
 
-  NodePtr disjunction() {
-    NodePtr left = conjunction();
-    while (left && keyword("or")) {
-      NodePtr right = conjunction();
+  // `a op b op c` for a keyword operator, over operands parsed by `next`.
+  NodePtr left_associative(NodePtr (Parser::*next)(), std::string_view word, NativeNode::Type type) {
+    NodePtr left = (this->*next)();
+    while (left && keyword(word)) {
+      NodePtr right = (this->*next)();
       if (!right) return nullptr;
-      left = make({NativeNode::Type::Or, {}, 0, 0, left, right, nullptr});
+      left = make({type, {}, 0, 0, left, right, nullptr});
     }
     return left;
   }
-
-  NodePtr conjunction() {
-    NodePtr left = comparison();
-    while (left && keyword("and")) {
-      NodePtr right = comparison();
-      if (!right) return nullptr;
-      left = make({NativeNode::Type::And, {}, 0, 0, left, right, nullptr});
-    }
-    return left;
-  }
+  NodePtr disjunction() { return left_associative(&Parser::conjunction, "or", NativeNode::Type::Or); }
+  NodePtr conjunction() { return left_associative(&Parser::comparison, "and", NativeNode::Type::And); }
 
   // Non-associative, as in jq.
   NodePtr comparison() {
