@@ -501,44 +501,33 @@ class Evaluator {
         };
         return eval(*node.lhs, in, left);
       }
-      case T::Compare: {
-        std::vector<Value> rights;
-        auto collect = [&](Value&& r) {
-          rights.push_back(std::move(r));
-          return true;
-        };
-        if (!eval(*node.rhs, in, collect)) return false;
-        for (const Value& r : rights) {
-          auto combine = [&](Value&& l) {
-            auto order = compare(l, r);
-            if (!order) return unsupported_here();
-            bool result = false;
-            switch (node.op) {
-              case '=':
-                result = *order == 0;
-                break;
-              case '!':
-                result = *order != 0;
-                break;
-              case '<':
-                result = *order < 0;
-                break;
-              case 'l':
-                result = *order <= 0;
-                break;
-              case '>':
-                result = *order > 0;
-                break;
-              case 'g':
-                result = *order >= 0;
-                break;
-            }
-            return emit(boolean(result));
-          };
-          if (!eval(*node.lhs, in, combine)) return false;
-        }
-        return true;
-      }
+      case T::Compare:
+        return binary(node, in, [&](const Value& l, const Value& r) {
+          auto order = compare(l, r);
+          if (!order) return unsupported_here();
+          bool result = false;
+          switch (node.op) {
+            case '=':
+              result = *order == 0;
+              break;
+            case '!':
+              result = *order != 0;
+              break;
+            case '<':
+              result = *order < 0;
+              break;
+            case 'l':
+              result = *order <= 0;
+              break;
+            case '>':
+              result = *order > 0;
+              break;
+            case 'g':
+              result = *order >= 0;
+              break;
+          }
+          return emit(boolean(result));
+        });
       case T::Keys:
         return keys(node.index == 1, in, emit);
       case T::Try: {
@@ -569,20 +558,8 @@ class Evaluator {
         if (any) return true;
         return eval(*node.rhs, in, emit);
       }
-      case T::Arithmetic: {
-        // jq runs the right operand in the outer loop and the left one inside it.
-        std::vector<Value> rights;
-        auto collect = [&](Value&& r) {
-          rights.push_back(std::move(r));
-          return true;
-        };
-        if (!eval(*node.rhs, in, collect)) return false;
-        for (const Value& r : rights) {
-          auto combine = [&](Value&& l) { return arithmetic(node.op, l, r, emit); };
-          if (!eval(*node.lhs, in, combine)) return false;
-        }
-        return true;
-      }
+      case T::Arithmetic:
+        return binary(node, in, [&](const Value& l, const Value& r) { return arithmetic(node.op, l, r, emit); });
     }
     return fail("unknown node");
   }
@@ -663,6 +640,22 @@ class Evaluator {
     if (access(Emit(guarded))) return true;
     if (downstream_failed || unsupported) return false;
     result_.error.clear();
+    return true;
+  }
+
+  // jq runs a binary operator's right operand in the outer loop and its left one inside it.
+  template <class Combine>
+  bool binary(const NativeNode& node, const Value& in, Combine&& combine) {
+    std::vector<Value> rights;
+    auto collect = [&](Value&& r) {
+      rights.push_back(std::move(r));
+      return true;
+    };
+    if (!eval(*node.rhs, in, collect)) return false;
+    for (const Value& r : rights) {
+      auto each = [&](Value&& l) { return combine(l, r); };
+      if (!eval(*node.lhs, in, each)) return false;
+    }
     return true;
   }
 
