@@ -2,9 +2,31 @@
 
 namespace wm {
 
+namespace {
+
+bool needs_escape(std::string_view token) {
+  for (char c : token)
+    if (c == '~' || c == '/') return true;
+  return false;
+}
+
+void unescape_into(std::string& out, std::string_view raw) {
+  out.clear();
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '~' && i + 1 < raw.size()) {
+      out.push_back(raw[i + 1] == '1' ? '/' : '~');
+      ++i;
+    } else {
+      out.push_back(raw[i]);
+    }
+  }
+}
+
+}  // namespace
+
 void append_pointer_token(std::string& pointer, std::string_view token) {
   pointer.push_back('/');
-  if (token.find_first_of("~/") == std::string_view::npos) {  // the usual case: nothing to escape
+  if (!needs_escape(token)) {  // the usual case: one append
     pointer.append(token);
     return;
   }
@@ -19,38 +41,33 @@ void append_pointer_token(std::string& pointer, std::string_view token) {
 }
 
 std::string pointer_child(std::string_view pointer, std::string_view token) {
-  std::string out(pointer);
+  std::string out;
+  out.reserve(pointer.size() + token.size() + 1);
+  out.append(pointer);
   append_pointer_token(out, token);
   return out;
 }
 
 std::vector<std::string> split_pointer(std::string_view pointer) {
   std::vector<std::string> tokens;
-  if (pointer.empty()) return tokens;
-  size_t pos = 1;  // skip the leading '/'
-  while (true) {
-    size_t next = pointer.find('/', pos);
-    std::string_view raw = pointer.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
-    if (raw.find('~') == std::string_view::npos) {
-      tokens.emplace_back(raw);
-      if (next == std::string_view::npos) break;
-      pos = next + 1;
-      continue;
-    }
-    std::string token;
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] == '~' && i + 1 < raw.size()) {
-        token.push_back(raw[i + 1] == '1' ? '/' : '~');
-        ++i;
-      } else {
-        token.push_back(raw[i]);
-      }
-    }
-    tokens.push_back(std::move(token));
-    if (next == std::string_view::npos) break;
-    pos = next + 1;
-  }
+  PointerTokens walk(pointer);
+  while (walk.next()) tokens.emplace_back(walk.token());
   return tokens;
+}
+
+bool PointerTokens::next() {
+  if (end_ >= pointer_.size()) return false;
+  begin_ = end_ + 1;  // past the '/'
+  size_t slash = pointer_.find('/', begin_);
+  end_ = slash == std::string_view::npos ? pointer_.size() : slash;
+  return true;
+}
+
+std::string_view PointerTokens::token() {
+  std::string_view raw = this->raw();
+  if (raw.find('~') == std::string_view::npos) return raw;
+  unescape_into(scratch_, raw);
+  return scratch_;
 }
 
 }  // namespace wm

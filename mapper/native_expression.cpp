@@ -481,6 +481,7 @@ class Evaluator {
       case T::Bind: {
         auto bind = [&](Value&& v) {
           variables_.push_back(std::move(v));
+          variables_.back().resolve_pointer();
           bool ok = eval(*node.rhs, in, emit);
           variables_.pop_back();
           return ok;
@@ -574,14 +575,21 @@ class Evaluator {
     return false;
   }
 
-  Value child(const Value& base, simdjson::dom::element element, std::string_view token) {
+  // `base` outlives the child while it is emitted (depth-first), so the child links to it.
+  Value child(const Value& base, simdjson::dom::element element, std::string_view key) const {
     Value v;
     v.element = element;
     if (want_pointers_ && base.has_pointer) {
       v.has_pointer = true;
-      v.pointer = base.pointer;
-      append_pointer_token(v.pointer, token);
+      v.parent = &base;
+      v.step_key = key;
     }
+    return v;
+  }
+  Value child(const Value& base, simdjson::dom::element element, size_t index) const {
+    Value v = child(base, element, std::string_view());
+    v.step_index = index;
+    v.step_is_index = true;
     return v;
   }
 
@@ -596,7 +604,7 @@ class Evaluator {
   }
 
   bool index(long i, const Value& base, Emit emit) {
-    std::string token = want_pointers_ ? std::to_string(i) : std::string();
+    const size_t token = static_cast<size_t>(i);
     if (base.is_null()) return emit(child(base, ObjectDocument::null_element(), token));
     simdjson::dom::array array;
     if (base.computed || base.element.get_array().get(array) != simdjson::SUCCESS)
@@ -612,7 +620,7 @@ class Evaluator {
       if (base.element.get_array().get(array) == simdjson::SUCCESS) {
         size_t i = 0;
         for (simdjson::dom::element item : array) {
-          if (!emit(child(base, item, want_pointers_ ? std::to_string(i) : std::string()))) return false;
+          if (!emit(child(base, item, i))) return false;
           ++i;
         }
         return true;
@@ -649,6 +657,7 @@ class Evaluator {
     std::vector<Value> rights;
     auto collect = [&](Value&& r) {
       rights.push_back(std::move(r));
+      rights.back().resolve_pointer();  // kept after its parent is gone
       return true;
     };
     if (!eval(*node.rhs, in, collect)) return false;
@@ -772,6 +781,7 @@ NativeExpression::Outcome NativeExpression::run(ObjectDocument& doc, bool want_p
   input.has_pointer = want_pointers;
   auto collect = [&](Value&& v) {
     result.values.push_back(std::move(v));
+    result.values.back().resolve_pointer();
     return true;
   };
   evaluator.eval(*root_, input, collect);

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "mapper/jq_input.h"
+#include "mapper/json_pointer.h"
 #include "mapper/json_writer.h"
 
 namespace wm {
@@ -45,6 +46,31 @@ std::string Value::json() const {
   if (computed) return computed_string ? json_string(text) : json_number(number);
   if (element.is_number()) return json_number(*as_number());  // one spelling for 2, 2.0 and 2e0
   return element_json(element);
+}
+
+namespace {
+void append_location(std::string& out, const Value& v) {
+  if (!v.parent) {
+    out += v.pointer;
+    return;
+  }
+  append_location(out, *v.parent);
+  if (v.step_is_index) {
+    out.push_back('/');
+    out += std::to_string(v.step_index);
+  } else {
+    append_pointer_token(out, v.step_key);
+  }
+}
+}  // namespace
+
+void Value::resolve_pointer() {
+  if (!parent) return;
+  std::string out;
+  out.reserve(64);
+  if (has_pointer) append_location(out, *this);
+  pointer = std::move(out);
+  parent = nullptr;
 }
 
 ObjectDocument::ObjectDocument(simdjson::dom::element root) : root_(root) {}

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wm {
@@ -20,6 +21,14 @@ struct Value {
   std::string text;
   bool has_pointer = false;  // true when the value sits at `pointer` in the object (or would, if created)
   std::string pointer;
+  // While an expression runs, a location is kept as a link to the parent value plus one step, and
+  // written into `pointer` (resolve_pointer) only for values that outlive their parent.
+  const Value* parent = nullptr;
+  std::string_view step_key;  // the step: a member name, or (when empty and step_is_index) an index
+  size_t step_index = 0;
+  bool step_is_index = false;
+
+  void resolve_pointer();
 
   bool is_null() const;
   bool truthy() const;  // jq truthiness: everything but null and false

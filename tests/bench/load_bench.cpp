@@ -20,14 +20,14 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "mapper/documents.h"
-#include "mapper/json_writer.h"
+#include "tests/bench/admission_mix.h"
 
 extern char** environ;
 
@@ -49,26 +49,6 @@ struct Options {
   std::string ca;
   pid_t pid = 0;
 };
-
-std::string review_for(const std::string& file) {
-  wm::Diagnostics errors;
-  auto docs = wm::read_document_file(file, errors);
-  if (!errors.empty() || docs.empty()) {
-    std::fprintf(stderr, "cannot read %s\n", file.c_str());
-    std::exit(1);
-  }
-  // The workload document of the file (the first one whose kind is not a ConfigMap/Service/NIMCache).
-  std::string object = docs.front().json;
-  for (const auto& d : docs)
-    if (d.json.find("\"kind\":\"ConfigMap\"") == std::string::npos &&
-        d.json.find("\"kind\":\"NIMCache\"") == std::string::npos &&
-        d.json.find("\"kind\":\"Secret\"") == std::string::npos) {
-      object = d.json;
-      break;
-    }
-  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"4c1e9a4b-1f2e-3d4c-5b6a-0d9f5d4e7c59","namespace":"team-a","operation":"CREATE","userInfo":{"username":"bench"},"object":)" +
-         object + "}}";
-}
 
 std::string http_request(const std::string& path, const std::string& body) {
   return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
@@ -200,11 +180,8 @@ int main(int argc, char** argv) {
   const std::string src = WM_SOURCE_DIR, corpus = WM_CORPUS_DIR;
   Shared shared;
   shared.total = o.requests;
-  for (const auto& file :
-       {src + "/tests/bench/fixtures/jobset-10k.yaml", corpus + "/pytorchjob/pytorch_job_mnist_nccl.yaml",
-        corpus + "/raycluster/ray-cluster.complete.yaml", corpus + "/leaderworkerset/sample-lws.yaml",
-        corpus + "/inferenceservice/transformer-collocation.yaml", src + "/tests/bench/fixtures/deployment.yaml"})
-    shared.requests.push_back(http_request("/mutate", review_for(file)));
+  for (const auto& entry : wm::bench::admission_mix(src, corpus))
+    shared.requests.push_back(http_request("/mutate", entry.review));
 
   pid_t pid = o.pid;
   bool own_server = o.port == 0;

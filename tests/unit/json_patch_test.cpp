@@ -57,3 +57,27 @@ TEST_CASE("a field under a scalar cannot be set") {
   CHECK_FALSE(patch.set_string("/spec/schedulerName", "x"));
   CHECK_THAT(patch.error(), Catch::Contains("not an object"));
 }
+
+TEST_CASE("a path through a list item and an escaped key is walked as written") {
+  auto o = test::parse_json(R"({"spec":{"jobs":[{"a/b":{"template":{"metadata":{}}}}]}})");
+  JsonPatchBuilder patch(o.root);
+  patch.merge_map("/spec/jobs/0/a~1b/template/metadata/labels", {{"q", "1"}});
+  patch.set_string("/spec/jobs/0/a~1b/template/metadata/name", "n");
+  CHECK(!patch.set_string("/spec/jobs/1/template", "x"));
+  CHECK(patch.error() == "cannot create /spec/jobs/1/template: /spec/jobs is a list without that item");
+  CHECK(!patch.set_string("/spec/jobs/x/template", "x"));
+  CHECK(
+      patch.str() ==
+      R"([{"op":"add","path":"/spec/jobs/0/a~1b/template/metadata/labels","value":{"q":"1"}},{"op":"add","path":"/spec/jobs/0/a~1b/template/metadata/name","value":"n"}])");
+}
+
+TEST_CASE("values that already hold the same JSON are left alone, whatever their type") {
+  auto o = test::parse_json(R"({"spec":{"n":3,"s":"x\"y","o":{"a":[1,2]}}})");
+  JsonPatchBuilder patch(o.root);
+  patch.set("/spec/n", "3");
+  patch.set_string("/spec/s", "x\"y");
+  patch.set("/spec/o", R"({"a":[1,2]})");
+  CHECK(patch.empty());
+  patch.set("/spec/n", "4");
+  CHECK(patch.str() == R"([{"op":"replace","path":"/spec/n","value":4}])");
+}
