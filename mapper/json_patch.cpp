@@ -1,49 +1,9 @@
 #include "mapper/json_patch.h"
 
-#include <algorithm>
-
 #include "mapper/json_pointer.h"
 #include "mapper/json_writer.h"
 
 namespace wm {
-
-struct JsonPatchBuilder::Node {
-  std::string value_json;  // a leaf, when there are no children
-  std::vector<std::pair<std::string, std::unique_ptr<Node>>> children;
-
-  Node& child(std::string_view key) {
-    for (auto& [k, n] : children)
-      if (k == key) return *n;
-    value_json.clear();
-    children.emplace_back(std::string(key), std::make_unique<Node>());
-    return *children.back().second;
-  }
-  void write(std::string& out) const {
-    if (children.empty()) {
-      out += value_json;
-      return;
-    }
-    out.push_back('{');
-    bool first = true;
-    for (const auto& [k, n] : children) {
-      if (!first) out.push_back(',');
-      first = false;
-      append_json_string(out, k);
-      out.push_back(':');
-      n->write(out);
-    }
-    out.push_back('}');
-  }
-};
-
-struct JsonPatchBuilder::Pending {
-  std::string pointer;
-  bool replace = false;  // the location holds null: replace it instead of adding
-  Node node;
-};
-
-JsonPatchBuilder::JsonPatchBuilder(simdjson::dom::element root) : root_(root) {}
-JsonPatchBuilder::~JsonPatchBuilder() = default;
 
 namespace {
 
@@ -79,13 +39,61 @@ bool is_index(std::string_view raw, size_t& index) {
 
 }  // namespace
 
-void JsonPatchBuilder::add_op(std::string op) {
-  // Two components may share a template (a LeaderWorkerSet leader without its own): one op is enough.
-  if (std::find(ops_.begin(), ops_.end(), op) == ops_.end()) ops_.push_back(std::move(op));
+JsonPatchBuilder::JsonPatchBuilder(simdjson::dom::element root) : root_(root) {
+  // Room for a typical workload's edits, so building the patch allocates rarely.
+  nodes_.reserve(16);
+  op_ends_.reserve(16);
+  ops_.reserve(1024);
+}
+
+uint32_t JsonPatchBuilder::child(uint32_t parent, std::string_view key) {
+  for (uint32_t c = nodes_[parent].first_child; c != kNone; c = nodes_[c].next_sibling)
+    if (nodes_[c].key == key) return c;
+  const auto index = static_cast<uint32_t>(nodes_.size());
+  nodes_.emplace_back().key = std::string(key);
+  Node& p = nodes_[parent];
+  p.value_json.clear();  // a leaf that gets children is a map now
+  if (p.last_child == kNone)
+    p.first_child = index;
+  else
+    nodes_[p.last_child].next_sibling = index;
+  p.last_child = index;
+  return index;
+}
+
+void JsonPatchBuilder::make_leaf(uint32_t node, std::string_view value_json) {
+  nodes_[node].first_child = nodes_[node].last_child = kNone;  // what was under it goes
+  nodes_[node].value_json = value_json;
+}
+
+void JsonPatchBuilder::write_node(std::string& out, uint32_t node) const {
+  const Node& n = nodes_[node];
+  if (n.first_child == kNone) {
+    out += n.value_json.empty() ? std::string_view("{}") : std::string_view(n.value_json);  // a map with no entries
+    return;
+  }
+  out.push_back('{');
+  for (uint32_t c = n.first_child; c != kNone; c = nodes_[c].next_sibling) {
+    if (c != n.first_child) out.push_back(',');
+    append_json_string(out, nodes_[c].key);
+    out.push_back(':');
+    write_node(out, c);
+  }
+  out.push_back('}');
+}
+
+void JsonPatchBuilder::add_op() {
+  size_t begin = 0;
+  for (size_t end : op_ends_) {
+    if (std::string_view(ops_).substr(begin, end - begin) == op_scratch_) return;
+    begin = end;
+  }
+  ops_ += op_scratch_;
+  op_ends_.push_back(ops_.size());
 }
 
 JsonPatchBuilder::Located JsonPatchBuilder::locate(std::string_view pointer, simdjson::dom::element& found,
-                                                   Node*& node) {
+                                                   uint32_t& node) {
   // Walk down while the path exists; stop at the first missing (or null) member.
   PointerTokens walk(pointer);
   simdjson::dom::element at = root_;
@@ -137,37 +145,34 @@ JsonPatchBuilder::Located JsonPatchBuilder::locate(std::string_view pointer, sim
     start = existing;  // the member is there but null: replace it
     replace = true;
   }
-  Pending* pending = nullptr;
-  for (auto& p : pending_)
-    if (p->pointer == start) pending = p.get();
+  const Pending* pending = nullptr;
+  for (const auto& p : pending_)
+    if (p.pointer == start) pending = &p;
   if (!pending) {
-    pending_.push_back(std::make_unique<Pending>());
-    pending = pending_.back().get();
-    pending->pointer = std::string(start);
-    pending->replace = replace;
+    pending = &pending_.emplace_back(Pending{std::string(start), replace, static_cast<uint32_t>(nodes_.size())});
+    nodes_.emplace_back();
   }
-  node = &pending->node;
+  node = pending->node;
   PointerTokens below(rest);
-  while (below.next()) node = &node->child(below.token());
+  while (below.next()) node = child(node, below.token());
   return Located::Created;
 }
 
 bool JsonPatchBuilder::set(std::string_view pointer, std::string_view value_json) {
   simdjson::dom::element found;
-  Node* node = nullptr;
+  uint32_t node = kNone;
   switch (locate(pointer, found, node)) {
     case Located::Failed:
       return false;
     case Located::Exists:
       if (!same_json(found, value_json)) {
-        std::string op;
-        append_op(op, "replace", pointer, value_json);
-        add_op(std::move(op));
+        op_scratch_.clear();
+        append_op(op_scratch_, "replace", pointer, value_json);
+        add_op();
       }
       return true;
     case Located::Created:
-      node->children.clear();
-      node->value_json = value_json;
+      make_leaf(node, value_json);
       return true;
   }
   return false;
@@ -191,17 +196,16 @@ bool JsonPatchBuilder::same_json(simdjson::dom::element element, std::string_vie
 
 bool JsonPatchBuilder::merge_map(std::string_view pointer, const StringPairs& entries) {
   simdjson::dom::element found;
-  Node* node = nullptr;
+  uint32_t node = kNone;
   switch (locate(pointer, found, node)) {
     case Located::Failed:
       return false;
     case Located::Created:
       // The map (or a parent) is missing or null: it is added whole, with these entries.
       for (const auto& [key, value] : entries) {
-        Node& entry = node->child(key);
-        entry.children.clear();
-        entry.value_json.clear();
-        append_json_string(entry.value_json, value);
+        value_scratch_.clear();
+        append_json_string(value_scratch_, value);
+        make_leaf(child(node, key), value_scratch_);
       }
       return true;
     case Located::Exists:
@@ -220,25 +224,30 @@ bool JsonPatchBuilder::merge_map(std::string_view pointer, const StringPairs& en
     if (present && existing.get_string().get(current) == simdjson::SUCCESS && current == value) continue;
     value_scratch_.clear();
     append_json_string(value_scratch_, value);
-    std::string op;
+    op_scratch_.clear();
     const std::string_view token = key;
-    append_op(op, present ? "replace" : "add", pointer, value_scratch_, &token);
-    add_op(std::move(op));
+    append_op(op_scratch_, present ? "replace" : "add", pointer, value_scratch_, &token);
+    add_op();
   }
   return true;
 }
 
 std::string JsonPatchBuilder::str() const {
-  std::string out = "[";
-  for (const auto& op : ops_) {
+  std::string out;
+  out.reserve(ops_.size() + op_ends_.size() + 256 * pending_.size() + 2);
+  out.push_back('[');
+  size_t begin = 0;
+  for (size_t end : op_ends_) {
     if (out.size() > 1) out.push_back(',');
-    out += op;
+    out.append(ops_, begin, end - begin);
+    begin = end;
   }
+  std::string value;
   for (const auto& p : pending_) {
     if (out.size() > 1) out.push_back(',');
-    std::string value;
-    p->node.write(value);
-    append_op(out, p->replace ? "replace" : "add", p->pointer, value);
+    value.clear();
+    write_node(value, p.node);
+    append_op(out, p.replace ? "replace" : "add", p.pointer, value);
   }
   out.push_back(']');
   return out;

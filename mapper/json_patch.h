@@ -5,7 +5,7 @@
 
 #include <simdjson.h>
 
-#include <memory>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,7 +18,6 @@ using StringPairs = std::vector<std::pair<std::string, std::string>>;
 class JsonPatchBuilder {
  public:
   explicit JsonPatchBuilder(simdjson::dom::element root);
-  ~JsonPatchBuilder();
 
   // `value_json` is JSON text. Returns false (with `error()` set) when the location cannot hold it.
   bool set(std::string_view pointer, std::string_view value_json);
@@ -26,24 +25,42 @@ class JsonPatchBuilder {
   // Adds or replaces each key of the string map at `pointer`, creating the map if missing.
   bool merge_map(std::string_view pointer, const StringPairs& entries);
 
-  bool empty() const { return ops_.empty() && pending_.empty(); }
-  size_t size() const { return ops_.size() + pending_.size(); }
+  bool empty() const { return op_ends_.empty() && pending_.empty(); }
+  size_t size() const { return op_ends_.size() + pending_.size(); }
   std::string str() const;  // the patch as a JSON array
   const std::string& error() const { return error_; }
 
  private:
-  struct Node;
-  struct Pending;
+  // A subtree to create, kept flat: nodes refer to each other by index into nodes_.
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Node {
+    std::string key;
+    std::string value_json;  // a leaf's value, when it has no children
+    uint32_t first_child = kNone, last_child = kNone, next_sibling = kNone;
+  };
+  struct Pending {
+    std::string pointer;   // the first missing location
+    bool replace = false;  // the location holds null: replace it instead of adding
+    uint32_t node;
+  };
   enum class Located { Exists, Created, Failed };
-  // Finds `pointer` in the object (`found`), or the node of the pending subtree that will create it.
-  Located locate(std::string_view pointer, simdjson::dom::element& found, Node*& node);
+
+  // Finds `pointer` in the object (`found`), or the node of a pending subtree that will create it.
+  Located locate(std::string_view pointer, simdjson::dom::element& found, uint32_t& node);
+  uint32_t child(uint32_t parent, std::string_view key);
+  void make_leaf(uint32_t node, std::string_view value_json);
+  void write_node(std::string& out, uint32_t node) const;
   bool same_json(simdjson::dom::element element, std::string_view value_json);
-  void add_op(std::string op);
+  // Adds the operation in op_scratch_ unless the same one is there (two components may share a template).
+  void add_op();
+
   simdjson::dom::element root_;
-  std::vector<std::string> ops_;                   // serialized operations on existing members
-  std::vector<std::unique_ptr<Pending>> pending_;  // subtrees to create, by the first missing location
+  std::string ops_;               // serialized operations on existing members, back to back
+  std::vector<size_t> op_ends_;   // where each one ends in ops_
+  std::vector<Pending> pending_;  // subtrees to create
+  std::vector<Node> nodes_;
   std::string error_;
-  std::string scratch_, value_scratch_;  // reused: JSON text of existing and of new values
+  std::string scratch_, value_scratch_, op_scratch_;  // reused text
 };
 
 }  // namespace wm

@@ -1,6 +1,8 @@
 #include "mapper/quantity.h"
 
+#include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 namespace wm {
 
@@ -103,6 +105,38 @@ std::string Quantity::str(bool binary_suffixes) const {
     }
   }
   return int128_str(units);
+}
+
+ResourceList::ResourceList(std::initializer_list<value_type> entries) {
+  for (const auto& [name, q] : entries) emplace(name, q);
+}
+
+std::vector<ResourceList::value_type>::iterator ResourceList::lower_bound(std::string_view name) {
+  return std::lower_bound(entries_.begin(), entries_.end(), name,
+                          [](const value_type& e, std::string_view n) { return e.first < n; });
+}
+
+ResourceList::const_iterator ResourceList::find(std::string_view name) const {
+  auto it = const_cast<ResourceList*>(this)->lower_bound(name);
+  return it != entries_.end() && it->first == name ? const_iterator(it) : end();
+}
+
+const Quantity& ResourceList::at(std::string_view name) const {
+  auto it = find(name);
+  if (it == end()) throw std::out_of_range("no resource " + std::string(name));
+  return it->second;
+}
+
+Quantity& ResourceList::operator[](std::string_view name) {
+  if (entries_.empty()) entries_.reserve(4);  // before lower_bound: it would move the entries
+  auto it = lower_bound(name);
+  if (it == entries_.end() || it->first != name) it = entries_.emplace(it, std::string(name), Quantity());
+  return it->second;
+}
+
+void ResourceList::emplace(std::string_view name, const Quantity& q) {
+  auto it = lower_bound(name);
+  if (it == entries_.end() || it->first != name) entries_.emplace(it, std::string(name), q);
 }
 
 void add_into(ResourceList& into, const ResourceList& more) {

@@ -1,10 +1,12 @@
 // Kubernetes resource quantities ("500m", "4Gi", "1e3", "1.5"), held exactly in thousandths.
 #pragma once
 
-#include <map>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace wm {
 
@@ -37,8 +39,32 @@ class Quantity {
   __int128 milli_ = 0;
 };
 
-// Resource name -> quantity, ordered by name.
-using ResourceList = std::map<std::string, Quantity, std::less<>>;
+// Resource name -> quantity, ordered by name. A pod asks for a handful of resources, so they are
+// kept in one sorted vector (one allocation) rather than a tree of nodes.
+class ResourceList {
+ public:
+  using value_type = std::pair<std::string, Quantity>;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  ResourceList() = default;
+  ResourceList(std::initializer_list<value_type> entries);
+
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  const_iterator find(std::string_view name) const;
+  size_t count(std::string_view name) const { return find(name) != end(); }
+  const Quantity& at(std::string_view name) const;  // throws std::out_of_range when absent
+  Quantity& operator[](std::string_view name);      // adds a zero quantity when absent
+  void insert_or_assign(std::string_view name, const Quantity& q) { (*this)[name] = q; }
+  void emplace(std::string_view name, const Quantity& q);  // keeps an existing entry, as std::map does
+  bool operator==(const ResourceList&) const = default;
+
+ private:
+  std::vector<value_type>::iterator lower_bound(std::string_view name);
+  std::vector<value_type> entries_;
+};
 
 void add_into(ResourceList& into, const ResourceList& more);
 ResourceList scaled(const ResourceList& list, long long factor);

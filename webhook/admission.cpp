@@ -132,8 +132,9 @@ class Reviewer {
 
   std::string patch(std::vector<std::string>& warnings) {
     JsonPatchBuilder patch(doc_.root());
-    ProfileEdits profile;
-    if (rule_.profile) profile = Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind);
+    static const ProfileEdits no_profile;
+    const ProfileEdits& profile =
+        rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind) : no_profile;
     for (const auto& c : view_.components)
       for (const auto& i : c.instances) {
         if (i.shape == PodShape::Logical) continue;

@@ -174,7 +174,9 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
       if (!r.keys(overrides[i], of,
                   {"kinds", "schedulerName", "podLabels", "podAnnotations", "workloadLabels", "workloadAnnotations"}))
         continue;
-      profile->overrides.push_back({r.strings(overrides[i]["kinds"], of + ".kinds"), r.edits(overrides[i], of)});
+      // Merged once here, so admission only picks one.
+      profile->overrides.push_back(
+          {r.strings(overrides[i]["kinds"], of + ".kinds"), merged_edits(profile->edits, r.edits(overrides[i], of))});
     }
     policy.profiles_.push_back(std::move(profile));
   }
@@ -244,28 +246,30 @@ const Rule* Policy::match(std::string_view namespace_name, std::string_view grou
   return nullptr;
 }
 
-ProfileEdits Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind) {
-  ProfileEdits out = profile.edits;
-  for (const auto& o : profile.overrides) {
-    bool applies = false;
-    for (const auto& k : o.kinds) applies = applies || kind_matches(k, group, kind);
-    if (!applies) continue;
-    if (o.edits.scheduler_name) out.scheduler_name = o.edits.scheduler_name;
-    auto merge = [](TemplatePairs& into, const TemplatePairs& more) {
-      for (const auto& [k, v] : more) {
-        bool replaced = false;
-        for (auto& [ik, iv] : into)
-          if (ik == k) iv = v, replaced = true;
-        if (!replaced) into.emplace_back(k, v);
-      }
-    };
-    merge(out.pod_labels, o.edits.pod_labels);
-    merge(out.pod_annotations, o.edits.pod_annotations);
-    merge(out.workload_labels, o.edits.workload_labels);
-    merge(out.workload_annotations, o.edits.workload_annotations);
-    break;
-  }
+ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
+  ProfileEdits out = base;
+  if (over.scheduler_name) out.scheduler_name = over.scheduler_name;
+  auto merge = [](TemplatePairs& into, const TemplatePairs& more) {
+    for (const auto& [k, v] : more) {
+      bool replaced = false;
+      for (auto& [ik, iv] : into)
+        if (ik == k) iv = v, replaced = true;
+      if (!replaced) into.emplace_back(k, v);
+    }
+  };
+  merge(out.pod_labels, over.pod_labels);
+  merge(out.pod_annotations, over.pod_annotations);
+  merge(out.workload_labels, over.workload_labels);
+  merge(out.workload_annotations, over.workload_annotations);
   return out;
+}
+
+const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group,
+                                      std::string_view kind) {
+  for (const auto& o : profile.overrides)
+    for (const auto& k : o.kinds)
+      if (kind_matches(k, group, kind)) return o.edits;
+  return profile.edits;
 }
 
 }  // namespace wm::webhook

@@ -26,7 +26,7 @@ struct SchedulerProfile {
   ProfileEdits edits;
   struct Override {
     std::vector<std::string> kinds;  // "Pod" or "group/Kind"
-    ProfileEdits edits;              // merged over the profile's
+    ProfileEdits edits;              // already merged over the profile's
   };
   std::vector<Override> overrides;
 };
@@ -64,7 +64,7 @@ class Policy {
   const Rule* match(std::string_view namespace_name, std::string_view group, std::string_view kind) const;
   const std::vector<Rule>& rules() const { return rules_; }
   // The profile's edits with the first override for this kind merged over them.
-  static ProfileEdits edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind);
+  static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind);
 
   Policy() = default;
   Policy(Policy&&) = default;
@@ -77,5 +77,7 @@ class Policy {
 };
 
 bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind);
+// `over`'s edits over `base`'s: its scheduler name if it has one, its keys replacing or added.
+ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over);
 
 }  // namespace wm::webhook

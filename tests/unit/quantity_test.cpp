@@ -45,3 +45,21 @@ TEST_CASE("quantities print canonically") {
   CHECK(Quantity::parse("2")->str() == "2");
   CHECK(Quantity::parse("1500m")->units_ceil() == 2);
 }
+
+TEST_CASE("resource lists stay sorted by name, add entries on demand and keep the first emplaced") {
+  ResourceList list;
+  list["nvidia.com/gpu"] += *Quantity::parse("4");
+  list["cpu"] += *Quantity::parse("500m");
+  list["memory"] = *Quantity::parse("1Gi");
+  list["cpu"] += *Quantity::parse("500m");
+  list.emplace("cpu", *Quantity::parse("9"));  // already there: kept
+  list.emplace("ephemeral-storage", *Quantity::parse("1Gi"));
+  std::vector<std::string> names;
+  for (const auto& [name, q] : list) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"cpu", "ephemeral-storage", "memory", "nvidia.com/gpu"});
+  CHECK(list.at("cpu").str() == "1");
+  CHECK(list.count("memory") == 1);
+  CHECK(list.find("amd.com/gpu") == list.end());
+  CHECK_THROWS_AS(list.at("amd.com/gpu"), std::out_of_range);
+  CHECK(ResourceList{{"cpu", *Quantity::parse("1")}} == ResourceList{{"cpu", *Quantity::parse("1000m")}});
+}
