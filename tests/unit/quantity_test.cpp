@@ -46,6 +46,8 @@ TEST_CASE("quantities print canonically") {
   CHECK(Quantity::parse("1500m")->units_ceil() == 2);
 }
 
+using wm::ResourceList;
+
 TEST_CASE("resource lists stay sorted by name, add entries on demand and keep the first emplaced") {
   ResourceList list;
   list["nvidia.com/gpu"] += *Quantity::parse("4");
@@ -61,5 +63,6 @@ TEST_CASE("resource lists stay sorted by name, add entries on demand and keep th
   CHECK(list.count("memory") == 1);
   CHECK(list.find("amd.com/gpu") == list.end());
   CHECK_THROWS_AS(list.at("amd.com/gpu"), std::out_of_range);
-  CHECK(ResourceList{{"cpu", *Quantity::parse("1")}} == ResourceList{{"cpu", *Quantity::parse("1000m")}});
+  const ResourceList one{{"cpu", *Quantity::parse("1")}}, thousand_milli{{"cpu", *Quantity::parse("1000m")}};
+  CHECK(one == thousand_milli);
 }
