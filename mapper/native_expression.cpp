@@ -779,6 +779,7 @@ NativeExpression::Outcome NativeExpression::run(ObjectDocument& doc, bool want_p
   Value input;
   input.element = doc.root();
   input.has_pointer = want_pointers;
+  result.values.reserve(4);  // most paths yield a few values
   auto collect = [&](Value&& v) {
     result.values.push_back(std::move(v));
     result.values.back().resolve_pointer();

@@ -77,7 +77,7 @@ ObjectDocument::ObjectDocument(simdjson::dom::element root) : root_(root) {}
 ObjectDocument::~ObjectDocument() = default;
 
 simdjson::dom::element ObjectDocument::adopt(const std::string& json) {
-  auto& doc = adopted_.emplace_back();
+  auto& doc = *adopted_.emplace_back(std::make_unique<simdjson::dom::document>());
   simdjson::dom::element element;
   if (scratch_parser().parse_into_document(doc, json.data(), json.size()).get(element) != simdjson::SUCCESS)
     return null_element();

@@ -4,7 +4,6 @@
 
 #include <simdjson.h>
 
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,7 +64,7 @@ class ObjectDocument {
 
  private:
   simdjson::dom::element root_;
-  std::deque<simdjson::dom::document> adopted_;
+  std::vector<std::unique_ptr<simdjson::dom::document>> adopted_;  // none on the usual path
   std::unique_ptr<JqInput> jq_input_;
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "mapper/json_pointer.h"
 #include "mapper/resources.h"
@@ -207,14 +206,15 @@ class ViewBuilder {
   }
 
   // Pods of a component and all components under it.
-  long long pods_under(const std::string& name, std::vector<std::string>& members, std::set<std::string>& seen) {
-    if (!seen.insert(name).second) return 0;
+  // `members` doubles as the set of components seen: there are a handful.
+  long long pods_under(const std::string& name, std::vector<std::string>& members) {
+    if (std::find(members.begin(), members.end(), name) != members.end()) return 0;
     members.push_back(name);
     long long pods = 0;
     for (const auto& c : view_.components) {
       if (c.name == name)
         for (const auto& i : c.instances) pods += i.pods;
-      if (c.owner == name) pods += pods_under(c.name, members, seen);
+      if (c.owner == name) pods += pods_under(c.name, members);
     }
     return pods;
   }
@@ -222,14 +222,12 @@ class ViewBuilder {
   void gangs() {
     for (const auto& group : def_.pod_groups) {
       GangGroupView g{group.name, {}, 0};
-      std::set<std::string> seen;
-      for (const auto& m : group.members) g.min_member += pods_under(m.component, g.members, seen);
+      for (const auto& m : group.members) g.min_member += pods_under(m.component, g.members);
       view_.gangs.push_back(std::move(g));
     }
     if (def_.pod_groups.empty()) {
       GangGroupView g{def_.root().name, {}, 0};
-      std::set<std::string> seen;
-      g.min_member = pods_under(def_.root().name, g.members, seen);
+      g.min_member = pods_under(def_.root().name, g.members);
       view_.gangs.push_back(std::move(g));
     }
   }

@@ -27,16 +27,12 @@ AdmissionResult bad_request(std::string reason) {
   return r;
 }
 
-std::string base64(const std::string& data) {
-  std::string out(boost::beast::detail::base64::encoded_size(data.size()), '\0');
-  out.resize(boost::beast::detail::base64::encode(out.data(), data.data(), data.size()));
-  return out;
-}
-
 // The AdmissionReview answer. `patch` empty means none; `denial` empty means allowed.
 std::string response(std::string_view uid, const std::string& patch, const std::string& denial, int code,
                      const std::vector<std::string>& warnings) {
-  std::string out = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":)";
+  std::string out;
+  out.reserve(160 + uid.size() + denial.size() + patch.size() * 4 / 3);
+  out += R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":)";
   append_json_string(out, uid);
   out += denial.empty() ? R"(,"allowed":true)" : R"(,"allowed":false)";
   if (!denial.empty()) {
@@ -44,7 +40,13 @@ std::string response(std::string_view uid, const std::string& patch, const std::
     append_json_string(out, denial);
     out += "}";
   }
-  if (!patch.empty()) out += R"(,"patchType":"JSONPatch","patch":")" + base64(patch) + "\"";
+  if (!patch.empty()) {
+    out += R"(,"patchType":"JSONPatch","patch":")";
+    const size_t at = out.size();
+    out.resize(at + boost::beast::detail::base64::encoded_size(patch.size()));
+    out.resize(at + boost::beast::detail::base64::encode(out.data() + at, patch.data(), patch.size()));
+    out += '"';
+  }
   if (!warnings.empty()) {
     out += R"(,"warnings":[)";
     for (size_t i = 0; i < warnings.size(); ++i) {
@@ -106,10 +108,22 @@ std::string gang_name(const WorkloadView& view, const std::string& base, const G
   return base + "-" + gang->name;
 }
 
+// Renders `templates` into `out` from position `at` on, reusing the strings already there (the same
+// edits are rendered once per pod template).
+void render_into(StringPairs& out, size_t& at, const TemplatePairs& templates, const TemplateValues& values) {
+  for (const auto& [key, t] : templates) {
+    if (at == out.size()) out.emplace_back();
+    out[at].first = key;
+    out[at].second.clear();
+    t.render_into(out[at].second, values);
+    ++at;
+  }
+}
+
 StringPairs render(const TemplatePairs& templates, const TemplateValues& values) {
   StringPairs out;
-  out.reserve(templates.size());
-  for (const auto& [key, t] : templates) out.emplace_back(key, t.render(values));
+  size_t at = 0;
+  render_into(out, at, templates, values);
   return out;
 }
 
@@ -119,15 +133,18 @@ class Reviewer {
  public:
   Reviewer(const Request& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc)
       : req_(req), rule_(rule), view_(view), doc_(doc) {
-    values_.name = workload_base_name(view, req.uid);
-    values_.namespace_name = std::string(req.namespace_name.empty() ? view.namespace_name : req.namespace_name);
+    name_ = workload_base_name(view, req.uid);
+    queue_ = queue_for(rule, req.object).value_or("");
+    for (const auto& g : view.gangs) gang_names_.push_back(gang_name(view, name_, &g));
+    values_.name = name_;
+    namespace_name_ = req.namespace_name.empty() ? view.namespace_name : std::string(req.namespace_name);
+    values_.namespace_name = namespace_name_;
     values_.kind = view.gvk.kind;
-    values_.queue = queue_for(rule, req.object).value_or("");
+    values_.queue = queue_;
     values_.pods = view.total_pods;
     values_.gpus = gpu_count(view.total_requests);
-    const GangGroupView* first = view.gangs.empty() ? nullptr : &view.gangs.front();
-    values_.group = gang_name(view, values_.name, first);
-    values_.gang_size = first ? first->min_member : view.total_pods;
+    values_.group = gang_names_.empty() ? std::string_view(name_) : std::string_view(gang_names_.front());
+    values_.gang_size = view.gangs.empty() ? view.total_pods : view.gangs.front().min_member;
   }
 
   std::string patch(std::vector<std::string>& warnings) {
@@ -135,6 +152,8 @@ class Reviewer {
     static const ProfileEdits no_profile;
     const ProfileEdits& profile =
         rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind) : no_profile;
+    PodEdits edits;  // reused from one pod template to the next
+    edits.scheduler_name = profile.scheduler_name;
     for (const auto& c : view_.components)
       for (const auto& i : c.instances) {
         if (i.shape == PodShape::Logical) continue;
@@ -142,12 +161,16 @@ class Reviewer {
         v.component = c.name;
         v.instance = i.id;
         const GangGroupView* gang = gang_of(view_, c.name);
-        v.group = gang_name(view_, values_.name, gang);
+        v.group = gang && view_.gangs.size() > 1 ? std::string_view(gang_names_[gang - view_.gangs.data()])
+                                                 : std::string_view(name_);
         v.gang_size = gang ? gang->min_member : view_.total_pods;
-        PodEdits edits{profile.scheduler_name, std::nullopt, render(profile.pod_labels, v),
-                       render(profile.pod_annotations, v)};
-        for (auto& kv : render(rule_.pod_labels, v)) edits.labels.push_back(std::move(kv));
-        for (auto& kv : render(rule_.pod_annotations, v)) edits.annotations.push_back(std::move(kv));
+        size_t labels = 0, annotations = 0;
+        render_into(edits.labels, labels, profile.pod_labels, v);
+        render_into(edits.labels, labels, rule_.pod_labels, v);
+        render_into(edits.annotations, annotations, profile.pod_annotations, v);
+        render_into(edits.annotations, annotations, rule_.pod_annotations, v);
+        edits.labels.resize(labels);
+        edits.annotations.resize(annotations);
         apply_pod_edits(patch, i, edits, warnings);
       }
     RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
@@ -164,7 +187,7 @@ class Reviewer {
     std::vector<std::string> out;
     const Limits& limits = rule_.limits;
     const std::string who = display_name(view_, req_.namespace_name);
-    const std::string scope = "the limit for namespace " + values_.namespace_name;
+    const std::string scope = "the limit for namespace " + namespace_name_;
     for (const auto& [resource, limit] : limits.resources) {
       auto it = view_.total_requests.find(resource);
       if (it == view_.total_requests.end() || it->second <= limit) continue;
@@ -199,12 +222,12 @@ class Reviewer {
           std::string allowed;
           for (const auto& s : limits.allowed_schedulers) allowed += (allowed.empty() ? "" : ", ") + s;
           out.push_back(who + ": pod template " + where + " uses scheduler \"" + *i.scheduler_name +
-                        "\"; allowed in namespace " + values_.namespace_name + ": " + allowed);
+                        "\"; allowed in namespace " + namespace_name_ + ": " + allowed);
         }
         if (limits.forbid_scheduler_override && profile_scheduler && i.scheduler_name &&
             *i.scheduler_name != *profile_scheduler)
           out.push_back(who + ": pod template " + where + " sets schedulerName \"" + *i.scheduler_name +
-                        "\"; namespace " + values_.namespace_name + " is scheduled by " + *profile_scheduler +
+                        "\"; namespace " + namespace_name_ + " is scheduled by " + *profile_scheduler +
                         ": remove the field");
         if (limits.require_requests_with_gpus && i.shape != PodShape::Fragmented) {
           simdjson::dom::element pod_spec;
@@ -223,6 +246,8 @@ class Reviewer {
   const Rule& rule_;
   const WorkloadView& view_;
   ObjectDocument& doc_;
+  std::string name_, namespace_name_, queue_;
+  std::vector<std::string> gang_names_;  // by position in view_.gangs
   TemplateValues values_;
 };
 

@@ -48,6 +48,11 @@ std::optional<ValueTemplate> ValueTemplate::parse(const std::string& text, std::
 
 std::string ValueTemplate::render(const TemplateValues& v) const {
   std::string out;
+  render_into(out, v);
+  return out;
+}
+
+void ValueTemplate::render_into(std::string& out, const TemplateValues& v) const {
   for (const auto& p : parts_) {
     switch (p.variable) {
       case -1:
@@ -85,7 +90,6 @@ std::string ValueTemplate::render(const TemplateValues& v) const {
         break;
     }
   }
-  return out;
 }
 
 bool ValueTemplate::uses(const char* variable) const {

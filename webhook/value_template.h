@@ -3,12 +3,14 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wm::webhook {
 
+// The values a template may use: views of strings the caller keeps.
 struct TemplateValues {
-  std::string name, namespace_name, kind, group, component, instance, queue;
+  std::string_view name, namespace_name, kind, group, component, instance, queue;
   long long gang_size = 0, pods = 0, gpus = 0;
 };
 
@@ -17,6 +19,7 @@ class ValueTemplate {
   // Refuses unknown variables and unclosed braces, naming them in `error`.
   static std::optional<ValueTemplate> parse(const std::string& text, std::string& error);
   std::string render(const TemplateValues& values) const;
+  void render_into(std::string& out, const TemplateValues& values) const;  // appends
   bool uses(const char* variable) const;
 
  private:
