@@ -27,11 +27,17 @@ std::string number(double v) {
 
 }  // namespace
 
-void Metrics::request(const std::string& endpoint, const std::string& kind, const std::string& outcome,
-                      double seconds) {
+void Metrics::request(std::string_view endpoint, std::string_view kind, std::string_view outcome, double seconds) {
   std::lock_guard lock(mutex_);
-  ++requests_[{endpoint, kind, outcome}];
-  Histogram& h = latency_[endpoint];
+  const auto labels = std::make_tuple(endpoint, kind, outcome);
+  auto counter = requests_.find(labels);
+  if (counter == requests_.end())
+    counter = requests_.emplace(std::make_tuple(std::string(endpoint), std::string(kind), std::string(outcome)), 0)
+                  .first;
+  ++counter->second;
+  auto histogram = latency_.find(endpoint);
+  if (histogram == latency_.end()) histogram = latency_.emplace(std::string(endpoint), Histogram{}).first;
+  Histogram& h = histogram->second;
   size_t i = 0;
   while (i < kBuckets.size() && seconds > kBuckets[i]) ++i;
   ++h.counts[i];

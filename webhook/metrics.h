@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 namespace wm::webhook {
@@ -13,7 +14,7 @@ namespace wm::webhook {
 class Metrics {
  public:
   // One admission or HTTP request: which endpoint, the object's kind, how it ended, how long it took.
-  void request(const std::string& endpoint, const std::string& kind, const std::string& outcome, double seconds);
+  void request(std::string_view endpoint, std::string_view kind, std::string_view outcome, double seconds);
   void set_definitions(size_t n) { definitions_ = static_cast<long long>(n); }
   void set_certificate_expiry(double unix_seconds) { certificate_expiry_ = unix_seconds; }
   void reload(const std::string& what, bool ok);  // policy / definitions / certificate
@@ -34,8 +35,9 @@ class Metrics {
     long long count = 0;
   };
   mutable std::mutex mutex_;
-  std::map<std::tuple<std::string, std::string, std::string>, long long> requests_;
-  std::map<std::string, Histogram> latency_;                          // by endpoint
+  // Transparent comparators: a request is counted without making strings, once its labels are known.
+  std::map<std::tuple<std::string, std::string, std::string>, long long, std::less<>> requests_;
+  std::map<std::string, Histogram, std::less<>> latency_;            // by endpoint
   std::map<std::pair<std::string, std::string>, long long> reloads_;  // (what, ok|failed)
   std::map<std::string, int> config_healthy_;                         // 1 while the last reload of `what` worked
   std::atomic<long long> definitions_{0};

@@ -42,15 +42,26 @@ struct Shared {
   std::list<std::weak_ptr<Session>> sessions;
 };
 
-http::response<http::string_body> plain(http::status status, unsigned version, std::string body, bool keep_alive,
-                                        const char* content_type = "text/plain; charset=utf-8") {
-  http::response<http::string_body> res{status, version};
-  res.set(http::field::server, "workload-map");
-  res.set(http::field::content_type, content_type);
-  res.keep_alive(keep_alive);
-  res.body() = std::move(body);
-  res.prepare_payload();
-  return res;
+// The whole HTTP response, as it goes on the wire: one buffer, one TLS write.
+std::string plain(http::status status, unsigned version, std::string_view body, bool keep_alive,
+                  std::string_view content_type = "text/plain; charset=utf-8") {
+  const auto reason = http::obsolete_reason(status);
+  const std::string length = std::to_string(body.size());
+  std::string out;
+  out.reserve(128 + content_type.size() + body.size());
+  out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  out += std::to_string(static_cast<unsigned>(status));
+  out += ' ';
+  out.append(reason.data(), reason.size());
+  out += "\r\nServer: workload-map\r\nContent-Type: ";
+  out += content_type;
+  out += "\r\nContent-Length: ";
+  out += length;
+  if (version == 10 && keep_alive) out += "\r\nConnection: keep-alive";
+  if (version != 10 && !keep_alive) out += "\r\nConnection: close";
+  out += "\r\n\r\n";
+  out += body;
+  return out;
 }
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -115,15 +126,14 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
         ec == net::error::operation_aborted || ec == ssl::error::stream_truncated)
       return close();
-    if (ec == http::error::body_limit) {
-      return reply(plain(http::status::payload_too_large, 11,
-                         "request body over " + std::to_string(shared_.options.max_body_bytes) + " bytes\n", false),
-                   "http", "too-large", Clock::now());
-    }
+    if (ec == http::error::body_limit)
+      return reply(http::status::payload_too_large, 11,
+                   "request body over " + std::to_string(shared_.options.max_body_bytes) + " bytes\n", false,
+                   {"http", "too-large"}, Clock::now());
     if (ec) {
       if (ec.category() == beast::error_code(http::error::bad_target).category())
-        return reply(plain(http::status::bad_request, 11, "malformed HTTP request: " + ec.message() + "\n", false),
-                     "http", "bad-request", Clock::now());
+        return reply(http::status::bad_request, 11, "malformed HTTP request: " + ec.message() + "\n", false,
+                     {"http", "bad-request"}, Clock::now());
       return close();
     }
     handle(parser_->release());
@@ -132,14 +142,15 @@ class Session : public std::enable_shared_from_this<Session> {
   void handle(http::request<http::string_body> req) {
     auto started = Clock::now();
     const bool keep_alive = req.keep_alive() && !shared_.draining;
+    const unsigned version = req.version();
     const auto target = req.target();
     std::string_view path(target.data(), target.size());
     if (auto q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
 
     if (path == "/mutate" || path == "/validate") {
       if (req.method() != http::verb::post)
-        return reply(plain(http::status::method_not_allowed, req.version(), "use POST\n", keep_alive), "http",
-                     "bad-method", started);
+        return reply(http::status::method_not_allowed, version, "use POST\n", keep_alive, {"http", "bad-method"},
+                     started);
       thread_local simdjson::dom::parser parser;
       AdmissionState state = shared_.state.current();
       Endpoint endpoint = path == "/mutate" ? Endpoint::Mutate : Endpoint::Validate;
@@ -147,47 +158,48 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!result.message.empty() && shared_.log.enabled(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn))
         shared_.log.log(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn, "admission " + result.outcome,
                         {{"endpoint", path.substr(1)}, {"kind", result.kind}, {"reason", result.message}});
-      auto res = result.http_status == 200
-                     ? plain(http::status::ok, req.version(), std::move(result.body), keep_alive, "application/json")
-                     : plain(http::status::bad_request, req.version(), std::move(result.body) + "\n", keep_alive);
-      return reply(std::move(res), std::string(path.substr(1)), result.kind, started, result.outcome);
+      const Labels labels{path.substr(1), result.kind, result.outcome};
+      if (result.http_status != 200)
+        return reply(http::status::bad_request, version, result.body + "\n", keep_alive, labels, started);
+      return reply(http::status::ok, version, result.body, keep_alive, labels, started, "application/json");
     }
     if (req.method() != http::verb::get)
-      return reply(plain(http::status::method_not_allowed, req.version(), "use GET\n", keep_alive), "http",
-                   "bad-method", started);
-    if (path == "/healthz")
-      return reply(plain(http::status::ok, req.version(), "ok\n", keep_alive), "healthz", "ok", started);
+      return reply(http::status::method_not_allowed, version, "use GET\n", keep_alive, {"http", "bad-method"}, started);
+    if (path == "/healthz") return reply(http::status::ok, version, "ok\n", keep_alive, {"healthz", "ok"}, started);
     if (path == "/readyz") {
       bool ready = shared_.state.ready() && !shared_.draining;
-      return reply(plain(ready ? http::status::ok : http::status::service_unavailable, req.version(),
-                         ready ? "ok\n" : "not ready\n", keep_alive),
-                   "readyz", ready ? "ok" : "not-ready", started);
+      return reply(ready ? http::status::ok : http::status::service_unavailable, version, ready ? "ok\n" : "not ready\n",
+                   keep_alive, {"readyz", ready ? "ok" : "not-ready"}, started);
     }
     if (path == "/metrics")
-      return reply(plain(http::status::ok, req.version(), shared_.metrics.render(), keep_alive,
-                         "text/plain; version=0.0.4; charset=utf-8"),
-                   "metrics", "ok", started);
-    return reply(
-        plain(http::status::not_found, req.version(), "no such endpoint: " + std::string(path) + "\n", keep_alive),
-        "http", "not-found", started);
+      return reply(http::status::ok, version, shared_.metrics.render(), keep_alive, {"metrics", "ok"}, started,
+                   "text/plain; version=0.0.4; charset=utf-8");
+    return reply(http::status::not_found, version, "no such endpoint: " + std::string(path) + "\n", keep_alive,
+                 {"http", "not-found"}, started);
   }
 
-  // `kind_or_outcome` is the kind for admission endpoints (then `outcome` is set), else the outcome.
-  void reply(http::response<http::string_body> res, std::string endpoint, std::string kind_or_outcome,
-             Clock::time_point started, std::string outcome = {}) {
-    res_ = std::move(res);
+  // What a request is counted under in the metrics: for admission endpoints, the kind and the
+  // outcome; for the others, the outcome alone (in `kind_or_outcome`).
+  struct Labels {
+    std::string_view endpoint, kind_or_outcome, outcome;
+  };
+
+  void reply(http::status status, unsigned version, std::string_view body, bool keep_alive, const Labels& labels,
+             Clock::time_point started, std::string_view content_type = "text/plain; charset=utf-8") {
+    wire_ = plain(status, version, body, keep_alive, content_type);
+    keep_alive_ = keep_alive;
     double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    if (outcome.empty())
-      shared_.metrics.request(endpoint, "", kind_or_outcome, seconds);
+    if (labels.outcome.empty())
+      shared_.metrics.request(labels.endpoint, "", labels.kind_or_outcome, seconds);
     else
-      shared_.metrics.request(endpoint, kind_or_outcome, outcome, seconds);
+      shared_.metrics.request(labels.endpoint, labels.kind_or_outcome, labels.outcome, seconds);
     ++served_;
     beast::get_lowest_layer(stream_).expires_after(shared_.options.write_timeout);
-    http::async_write(stream_, res_, beast::bind_front_handler(&Session::on_write, shared_from_this()));
+    net::async_write(stream_, net::buffer(wire_), beast::bind_front_handler(&Session::on_write, shared_from_this()));
   }
 
   void on_write(beast::error_code ec, size_t) {
-    if (ec || !res_.keep_alive() || shared_.draining) return close();
+    if (ec || !keep_alive_ || shared_.draining) return close();
     read();
   }
 
@@ -204,9 +216,9 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   Shared& shared_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  http::response<http::string_body> res_;
+  std::string wire_;  // the response being written
   std::list<std::weak_ptr<Session>>::iterator registry_entry_;
-  bool waiting_ = false, closed_ = false, registered_ = false;
+  bool waiting_ = false, closed_ = false, registered_ = false, keep_alive_ = false;
   size_t served_ = 0;
 };
 
@@ -229,8 +241,8 @@ class Detector : public std::enable_shared_from_this<Detector> {
       return;
     }
     shared_.metrics.tls_failure();
-    res_ = plain(http::status::bad_request, 11, "this port speaks HTTPS only\n", false);
-    http::async_write(stream_, res_, [self = shared_from_this()](beast::error_code, size_t) {
+    wire_ = plain(http::status::bad_request, 11, "this port speaks HTTPS only\n", false);
+    net::async_write(stream_, net::buffer(wire_), [self = shared_from_this()](beast::error_code, size_t) {
       beast::error_code ignored;
       self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
       self->release();
@@ -244,7 +256,7 @@ class Detector : public std::enable_shared_from_this<Detector> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   Shared& shared_;
-  http::response<http::string_body> res_;
+  std::string wire_;
 };
 
 }  // namespace
