@@ -9,6 +9,7 @@ extern "C" {
 #include <unordered_map>
 
 #include "mapper/jq_input.h"
+#include "mapper/jq_watchdog.h"
 #include "mapper/json_pointer.h"
 
 namespace wm {
@@ -93,8 +94,14 @@ RunStatus run_state(jq_state* jq, size_t index, ObjectDocument& doc, bool paths,
       jv_array_append(jv_array_append(jv_array(), jv_number(static_cast<double>(index))), jv_bool(paths)),
       jv_copy(object));
   jq_start(jq, input, 0);
+  JqDeadline deadline(jq);
   while (true) {
     jv out = jq_next(jq);
+    if (!jv_is_valid(out) && deadline.expired()) {
+      jv_free(out);
+      result.error = "stopped: the expression ran longer than " + std::to_string(kJqTimeBudget.count()) + " ms";
+      return RunStatus::Done;
+    }
     if (!jv_is_valid(out)) {
       if (jv_invalid_has_msg(jv_copy(out))) {
         std::string message = error_text(out);

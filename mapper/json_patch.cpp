@@ -122,8 +122,8 @@ JsonPatchBuilder::Located JsonPatchBuilder::locate(std::string_view pointer, sim
     } else if (at.get_array().get(array) == simdjson::SUCCESS) {
       size_t index = 0;
       if (!is_index(walk.raw(), index) || array.at(index).get(next) != simdjson::SUCCESS) {
-        error_ = "cannot create " + std::string(pointer) + ": " + std::string(existing) +
-                 " is a list without that item";
+        error_ =
+            "cannot create " + std::string(pointer) + ": " + std::string(existing) + " is a list without that item";
         return Located::Failed;
       }
     } else {

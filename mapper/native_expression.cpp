@@ -439,6 +439,13 @@ class Evaluator {
 
   bool eval(const NativeNode& node, const Value& in, Emit emit) {
     using T = NativeNode::Type;
+    // Bounded work: `as` bindings over long lists multiply. The stop cannot be caught by `?`.
+    if (++steps_ > kNativeStepBudget) {
+      if (!stopped_)
+        result_.error = "stopped: the expression took more than " + std::to_string(kNativeStepBudget) + " steps";
+      stopped_ = true;
+      return false;
+    }
     switch (node.type) {
       case T::Identity:
         return emit(Value(in));
@@ -539,7 +546,7 @@ class Evaluator {
           return false;
         };
         if (eval(*node.lhs, in, guarded)) return true;
-        if (downstream_failed || unsupported) return false;
+        if (downstream_failed || unsupported || stopped_) return false;
         result_.error.clear();  // the error was the term's own: swallow it and end its stream
         return true;
       }
@@ -646,7 +653,7 @@ class Evaluator {
       return false;
     };
     if (access(Emit(guarded))) return true;
-    if (downstream_failed || unsupported) return false;
+    if (downstream_failed || unsupported || stopped_) return false;
     result_.error.clear();
     return true;
   }
@@ -758,6 +765,8 @@ class Evaluator {
   bool want_pointers_;
   EvalResult& result_;
   std::vector<Value> variables_;
+  size_t steps_ = 0;
+  bool stopped_ = false;
 };
 
 }  // namespace

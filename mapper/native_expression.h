@@ -15,6 +15,10 @@ namespace wm {
 
 struct NativeNode;
 
+// How many evaluation steps one expression may take over one object (a path step over each of
+// 10,000 templates is about 50,000).
+inline constexpr size_t kNativeStepBudget = 10'000'000;
+
 class NativeExpression {
  public:
   // Returns nothing when `source` is outside the subset.

@@ -32,8 +32,8 @@ void Metrics::request(std::string_view endpoint, std::string_view kind, std::str
   const auto labels = std::make_tuple(endpoint, kind, outcome);
   auto counter = requests_.find(labels);
   if (counter == requests_.end())
-    counter = requests_.emplace(std::make_tuple(std::string(endpoint), std::string(kind), std::string(outcome)), 0)
-                  .first;
+    counter =
+        requests_.emplace(std::make_tuple(std::string(endpoint), std::string(kind), std::string(outcome)), 0).first;
   ++counter->second;
   auto histogram = latency_.find(endpoint);
   if (histogram == latency_.end()) histogram = latency_.emplace(std::string(endpoint), Histogram{}).first;

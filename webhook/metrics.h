@@ -37,7 +37,7 @@ class Metrics {
   mutable std::mutex mutex_;
   // Transparent comparators: a request is counted without making strings, once its labels are known.
   std::map<std::tuple<std::string, std::string, std::string>, long long, std::less<>> requests_;
-  std::map<std::string, Histogram, std::less<>> latency_;            // by endpoint
+  std::map<std::string, Histogram, std::less<>> latency_;             // by endpoint
   std::map<std::pair<std::string, std::string>, long long> reloads_;  // (what, ok|failed)
   std::map<std::string, int> config_healthy_;                         // 1 while the last reload of `what` worked
   std::atomic<long long> definitions_{0};

@@ -264,8 +264,7 @@ ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
   return out;
 }
 
-const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group,
-                                      std::string_view kind) {
+const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind) {
   for (const auto& o : profile.overrides)
     for (const auto& k : o.kinds)
       if (kind_matches(k, group, kind)) return o.edits;

@@ -168,8 +168,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (path == "/healthz") return reply(http::status::ok, version, "ok\n", keep_alive, {"healthz", "ok"}, started);
     if (path == "/readyz") {
       bool ready = shared_.state.ready() && !shared_.draining;
-      return reply(ready ? http::status::ok : http::status::service_unavailable, version, ready ? "ok\n" : "not ready\n",
-                   keep_alive, {"readyz", ready ? "ok" : "not-ready"}, started);
+      return reply(ready ? http::status::ok : http::status::service_unavailable, version,
+                   ready ? "ok\n" : "not ready\n", keep_alive, {"readyz", ready ? "ok" : "not-ready"}, started);
     }
     if (path == "/metrics")
       return reply(http::status::ok, version, shared_.metrics.render(), keep_alive, {"metrics", "ok"}, started,

@@ -338,3 +338,59 @@ TEST_CASE("a workload with fifty thousand pod templates is answered, bounded, by
   CHECK_THAT(answer.warnings, Catch::Contains("at most 10000 are mapped"));
   CHECK(healthy(server.port()));
 }
+
+TEST_CASE("a definition whose jq runs away is stopped on time: admission follows the failure policy") {
+  std::string dir = write_temp("defs-marker", "");
+  dir = dir.substr(0, dir.rfind('/')) + "/defs-runaway";
+  std::string out;
+  REQUIRE(run("mkdir -p " + dir, out) == 0);
+  // Valid jq, allowed by the load-time guard, but a billion steps over this object.
+  std::ofstream(dir + "/sweep.yaml") << R"(apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata:
+  name: example-sweep
+spec:
+  structureDefinition:
+    rootComponent:
+      name: sweep
+      kind: {group: example.com, version: v1, kind: Sweep}
+      specDefinition:
+        podTemplateSpecPath: .spec.template
+      scaleDefinition:
+        replicasPath: '[.spec.points[] as $a | .spec.points[] as $b | .spec.points[] as $c | 1] | length'
+      statusDefinition:
+        statusMappings:
+          running:
+          - byExpression: {expression: '.status.ready == true', expectedResult: "true"}
+)";
+  std::string points;
+  for (int i = 0; i < 1000; ++i) points += (i ? "," : "") + std::to_string(i);
+  const std::string object =
+      R"({"apiVersion":"example.com/v1","kind":"Sweep","metadata":{"name":"s"},"spec":{"points":[)" + points +
+      R"(],"template":{"spec":{"containers":[{"name":"c","image":"x"}]}}}})";
+  std::string policy = write_temp("policy-runaway.yaml", policy_with_rules(R"(- name: strict
+  namespaces: [strict]
+  profile: kai
+  failurePolicy: Fail
+- name: lenient
+  profile: kai
+  failurePolicy: Ignore
+)"));
+  ServerProcess server({"--definitions", dir, "--policy", policy});
+  HttpsClient client(server.port());
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto lenient = parse_answer(client.post("/mutate", admission_review(object, "team-a")).body);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  CHECK(lenient.allowed);
+  CHECK(lenient.patch.empty());
+  CHECK_THAT(lenient.warnings, Catch::Contains("stopped: the expression ran longer than 100 ms") &&
+                                   Catch::Contains("failure policy Ignore"));
+
+  auto strict = client.post("/mutate", admission_review(object, "strict"));
+  CHECK(strict.status == 200);
+  CHECK_THAT(strict.body, Catch::Contains(R"("allowed":false)") && Catch::Contains(R"("code":422)") &&
+                              Catch::Contains("stopped: the expression ran longer than 100 ms"));
+  CHECK(healthy(server.port()));
+  CHECK_THAT(parse_answer(client.post("/mutate", jobset_review()).body).patch, Catch::Contains("kai-scheduler"));
+}

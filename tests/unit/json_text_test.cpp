@@ -12,17 +12,19 @@ namespace {
 // The escaping, one character at a time, as RFC 8259 says.
 std::string reference_json_string(const std::string& s) {
   static constexpr char hex[] = "0123456789abcdef";
+  static const std::pair<char, const char*> named[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"},
+                                                       {'\t', "\\t"}, {'\b', "\\b"},  {'\f', "\\f"}};
   std::string out = "\"";
   for (unsigned char c : s) {
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\b') out += "\\b";
-    else if (c == '\f') out += "\\f";
-    else if (c < 0x20) out += std::string("\\u00") + hex[c >> 4] + hex[c & 0xf];
-    else out.push_back(static_cast<char>(c));
+    const char* escape = nullptr;
+    for (const auto& [from, to] : named)
+      if (c == static_cast<unsigned char>(from)) escape = to;
+    if (escape)
+      out += escape;
+    else if (c < 0x20)
+      out += std::string("\\u00") + hex[c >> 4] + hex[c & 0xf];
+    else
+      out.push_back(static_cast<char>(c));
   }
   return out + "\"";
 }
@@ -42,7 +44,8 @@ TEST_CASE("JSON strings: a special character is escaped wherever it falls in a 1
 
 TEST_CASE("JSON strings: text without specials (UTF-8, DEL, spaces) is copied as it is") {
   for (const std::string& s : {std::string(), std::string("kai.scheduler/queue"), std::string(100, 'x'),
-                               std::string("caf\xc3\xa9 \x7f ~/ spaces and\xe2\x80\x94" "dashes in a long value")})
+                               std::string("caf\xc3\xa9 \x7f ~/ spaces and\xe2\x80\x94"
+                                           "dashes in a long value")})
     CHECK(json_string(s) == "\"" + s + "\"");
 }
 

@@ -1,7 +1,9 @@
 // The native evaluator must agree with libjq: same outputs in the same order, same locations, an
 // error where jq has one. These cases pin down the corners; corpus/native_vs_jq covers real objects.
 #include <catch2/catch.hpp>
+#include <chrono>
 
+#include "mapper/jq_watchdog.h"
 #include "mapper/path_expression.h"
 #include "tests/support/test_support.h"
 
@@ -143,4 +145,52 @@ TEST_CASE("a jq expression that does not compile is refused with jq's message") 
   std::string error;
   CHECK_FALSE(PathExpression::compile(".a | | .b", error).has_value());
   CHECK_THAT(error, Catch::Contains("syntax error"));
+}
+
+namespace {
+
+std::string numbers_object(int n) {
+  std::string json = R"({"a":[)";
+  for (int i = 0; i < n; ++i) json += (i ? "," : "") + std::to_string(i);
+  return json + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("bounded evaluation: a native expression that multiplies lists is stopped, and ? cannot catch it") {
+  auto object = test::parse_json(numbers_object(1000));
+  for (const char* expression :
+       {".a[] as $x | .a[] as $y | .a[] as $z | empty", "(.a[] as $x | .a[] as $y | .a[] as $z | empty)?"}) {
+    INFO(expression);
+    std::string error;
+    auto path = PathExpression::compile(expression, error);
+    REQUIRE(path.has_value());
+    REQUIRE(path->is_native());
+    auto t0 = std::chrono::steady_clock::now();
+    EvalResult r = path->evaluate(*object.doc, false);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    CHECK_THAT(r.error, Catch::StartsWith("stopped: the expression took more than 10000000 steps"));
+  }
+}
+
+TEST_CASE("bounded evaluation: a jq expression past its time budget is halted, and jq serves the next one") {
+  auto object = test::parse_json(numbers_object(1000));
+  std::string error;
+  auto slow = PathExpression::compile("[.a[] as $x | .a[] as $y | .a[] as $z | 1] | length", error);
+  auto quick = PathExpression::compile(".a | length", error);
+  REQUIRE(slow.has_value());
+  REQUIRE(quick.has_value());
+  REQUIRE_FALSE(slow->is_native());
+  for (bool pointers : {false, true}) {
+    auto t0 = std::chrono::steady_clock::now();
+    EvalResult r = slow->evaluate(*object.doc, pointers);
+    auto took = std::chrono::steady_clock::now() - t0;
+    CHECK(took >= kJqTimeBudget);
+    CHECK(took < std::chrono::seconds(5));  // a billion steps would take minutes
+    CHECK(r.error == "stopped: the expression ran longer than 100 ms");
+    EvalResult next = quick->evaluate(*object.doc, false);
+    REQUIRE(next.ok());
+    REQUIRE(next.values.size() == 1);
+    CHECK(next.values[0].json() == "1000");
+  }
 }
