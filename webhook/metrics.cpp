@@ -29,7 +29,7 @@ std::string number(double v) {
 
 void Metrics::request(std::string_view endpoint, std::string_view kind, std::string_view outcome, double seconds) {
   std::lock_guard lock(mutex_);
-  const auto labels = std::make_tuple(endpoint, kind, outcome);
+  const LabelViews labels{endpoint, kind, outcome};
   auto counter = requests_.find(labels);
   if (counter == requests_.end())
     counter =

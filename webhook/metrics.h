@@ -35,8 +35,19 @@ class Metrics {
     long long count = 0;
   };
   mutable std::mutex mutex_;
-  // Transparent comparators: a request is counted without making strings, once its labels are known.
-  std::map<std::tuple<std::string, std::string, std::string>, long long, std::less<>> requests_;
+  using Labels = std::tuple<std::string, std::string, std::string>;  // endpoint, kind, outcome
+  using LabelViews = std::tuple<std::string_view, std::string_view, std::string_view>;
+  // Compares labels as views, so that a request is counted without making strings once they are known.
+  struct LabelsLess {
+    using is_transparent = void;
+    static LabelViews view(const Labels& l) { return {std::get<0>(l), std::get<1>(l), std::get<2>(l)}; }
+    static const LabelViews& view(const LabelViews& l) { return l; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) < view(b);
+    }
+  };
+  std::map<Labels, long long, LabelsLess> requests_;
   std::map<std::string, Histogram, std::less<>> latency_;             // by endpoint
   std::map<std::pair<std::string, std::string>, long long> reloads_;  // (what, ok|failed)
   std::map<std::string, int> config_healthy_;                         // 1 while the last reload of `what` worked
