@@ -285,6 +285,8 @@ struct Server::Impl {
         beast::error_code ignored;
         socket.close(ignored);
       } else {
+        beast::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);  // each response is one write: send it now
         std::make_shared<Detector>(std::move(socket), shared)->start();
       }
       accept();
