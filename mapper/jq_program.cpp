@@ -152,7 +152,23 @@ size_t JqLibrary::add(std::string source) {
 }
 
 std::string JqLibrary::program() const {
-  std::string out;
+  // Replacements for jq 1.6 builtins that leak memory, since objects (and so the leak) come from users:
+  // - tonumber leaks what it parsed when a string holds JSON that is not a number ("[1]", "{}"), so
+  //   such strings are refused before jq's tonumber sees them;
+  // - indices (and index, rindex) on arrays leak both arrays in jv_array_indexes, so arrays are
+  //   searched with slices instead. Strings keep jq's own.
+  std::string out = R"(def wm_jq_tonumber: tonumber;
+def tonumber: if type == "string" and test("^[ \t\r\n]*[\\[{\"]")
+  then error("string (\(tojson)) cannot be parsed as a number") else wm_jq_tonumber end;
+def wm_jq_indices($i): indices($i);
+def indices($i): if type == "array" then
+    (if ($i | type) == "array" then $i else [$i] end) as $n
+    | if ($n | length) == 0 then []
+      else [range(0; length - ($n | length) + 1) as $k | select(.[$k:$k + ($n | length)] == $n) | $k] end
+  else wm_jq_indices($i) end;
+def index($i): indices($i) | .[0];
+def rindex($i): indices($i) | .[-1:][0];
+)";
   for (size_t i = 0; i < sources_.size(); ++i)
     out += "def " + function_name(i) + ": (" + sources_[i] + "\n);\n";  // newline: a trailing # comment ends there
   out += ".[0] as $wm_i | .[1] as $wm_paths | .[2] | ";
@@ -164,6 +180,8 @@ std::string JqLibrary::program() const {
 }
 
 std::vector<std::pair<size_t, std::string>> JqLibrary::validate() {
+  not_a_path_ = std::make_unique<std::atomic<bool>[]>(sources_.size());
+  not_a_path_size_ = sources_.size();
   std::vector<std::pair<size_t, std::string>> failures;
   std::string error;
   if (jq_state* jq = new_state(program(), error)) {
@@ -207,7 +225,11 @@ EvalResult JqLibrary::run(size_t index, ObjectDocument& doc, bool want_pointers)
     result.error = "jq program failed to compile";
     return result;
   }
-  if (want_pointers && run_state(jq, index, doc, true, result) == RunStatus::Done) return result;
+  const bool known = index < not_a_path_size_;
+  if (want_pointers && !(known && not_a_path_[index].load(std::memory_order_relaxed))) {
+    if (run_state(jq, index, doc, true, result) == RunStatus::Done) return result;
+    if (known) not_a_path_[index].store(true, std::memory_order_relaxed);
+  }
   result = EvalResult{};
   run_state(jq, index, doc, false, result);
   return result;

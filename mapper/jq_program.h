@@ -4,6 +4,7 @@
 // its own compiled program, since a jq_state is not thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,7 +27,8 @@ class JqLibrary {
   std::vector<std::pair<size_t, std::string>> validate();
 
   // Runs one expression. With `want_pointers`, first tries path(EXPR) so that results carry their
-  // location; an expression that is not a path (arithmetic, literals) yields location-less values.
+  // location; an expression that is not a path (arithmetic, literals) yields location-less values,
+  // and is not tried as a path again.
   EvalResult run(size_t index, ObjectDocument& doc, bool want_pointers) const;
   // Compiles this thread's copy now, so that the first request on the thread does not pay for it.
   void warm_up() const;
@@ -35,6 +37,10 @@ class JqLibrary {
   std::string program() const;
   std::vector<std::string> sources_;
   uint64_t id_;
+  // Set once jq's path() has refused an expression: from then on it is evaluated for values only.
+  // Its results cannot carry locations anyway, and jq 1.6 leaks an object key each time path() fails.
+  std::unique_ptr<std::atomic<bool>[]> not_a_path_;
+  size_t not_a_path_size_ = 0;
 };
 
 }  // namespace wm

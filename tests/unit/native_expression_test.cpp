@@ -194,3 +194,48 @@ TEST_CASE("bounded evaluation: a jq expression past its time budget is halted, a
     CHECK(next.values[0].json() == "1000");
   }
 }
+
+TEST_CASE("tonumber: numbers in strings are read, other JSON in strings is refused (jq 1.6 leaks on those)") {
+  std::string error;
+  auto path = PathExpression::compile(".a[] | tonumber", error);
+  REQUIRE(path.has_value());
+  REQUIRE_FALSE(path->is_native());
+  auto numbers = test::parse_json(R"({"a":["12"," 7","1e3",4]})");
+  EvalResult r = path->evaluate(*numbers.doc, false);
+  REQUIRE(r.ok());
+  REQUIRE(r.values.size() == 4);
+  CHECK(r.values[0].json() == "12");
+  CHECK(r.values[1].json() == "7");
+  CHECK(r.values[2].json() == "1000");
+  CHECK(r.values[3].json() == "4");
+  for (const char* text : {R"("[1,2]")", R"(" {\"x\":1}")", R"("\"5\"")"}) {
+    auto object = test::parse_json(std::string(R"({"a":[)") + text + "]}");
+    EvalResult bad = path->evaluate(*object.doc, false);
+    INFO(text);
+    CHECK_THAT(bad.error, Catch::EndsWith("cannot be parsed as a number"));
+  }
+}
+
+TEST_CASE("indices, index and rindex give jq's answers on arrays and strings (jq 1.6 leaks on arrays)") {
+  const std::pair<const char*, const char*> cases[] = {{".a | indices(1)", "[0,2,5]"},
+                                                       {".a | indices([1,2])", "[0]"},
+                                                       {".a | indices([])", "[]"},
+                                                       {".a | index(3)", "null"},
+                                                       {".a | rindex(1)", "5"},
+                                                       {".s | indices(\"b\")", "[1,3]"},
+                                                       {".s | rindex(\"b\")", "3"},
+                                                       {".n | index(\"x\")", "null"},
+                                                       {".a | indices([1,2,1,0,0,1,2])", "[]"},
+                                                       {".a | [.[] | tostring] | index(\"4\")", "4"}};
+  auto object = test::parse_json(R"({"a":[1,2,1,0,4,1],"s":"abcb","n":null})");
+  for (const auto& [expression, expected] : cases) {
+    std::string error;
+    auto path = PathExpression::compile(std::string("[") + expression + "]", error);
+    REQUIRE(path.has_value());
+    EvalResult r = path->evaluate(*object.doc, false);
+    INFO(expression);
+    REQUIRE(r.ok());
+    REQUIRE(r.values.size() == 1);
+    CHECK(r.values[0].json() == std::string("[") + expected + "]");
+  }
+}
