@@ -23,7 +23,7 @@ struct Value {
   // While an expression runs, a location is kept as a link to the parent value plus one step, and
   // written into `pointer` (resolve_pointer) only for values that outlive their parent.
   const Value* parent = nullptr;
-  std::string_view step_key;  // the step: a member name, or (when empty and step_is_index) an index
+  std::string_view step_key;  // the step: a member name, or step_index when step_is_index
   size_t step_index = 0;
   bool step_is_index = false;
 

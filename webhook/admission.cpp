@@ -161,8 +161,7 @@ class Reviewer {
         v.component = c.name;
         v.instance = i.id;
         const GangGroupView* gang = gang_of(view_, c.name);
-        v.group = gang && view_.gangs.size() > 1 ? std::string_view(gang_names_[gang - view_.gangs.data()])
-                                                 : std::string_view(name_);
+        v.group = gang ? std::string_view(gang_names_[gang - view_.gangs.data()]) : std::string_view(name_);
         v.gang_size = gang ? gang->min_member : view_.total_pods;
         size_t labels = 0, annotations = 0;
         render_into(edits.labels, labels, profile.pod_labels, v);

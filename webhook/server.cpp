@@ -129,11 +129,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::body_limit)
       return reply(http::status::payload_too_large, 11,
                    "request body over " + std::to_string(shared_.options.max_body_bytes) + " bytes\n", false,
-                   {"http", "too-large"}, Clock::now());
+                   {"http", "", "too-large"}, Clock::now());
     if (ec) {
       if (ec.category() == beast::error_code(http::error::bad_target).category())
         return reply(http::status::bad_request, 11, "malformed HTTP request: " + ec.message() + "\n", false,
-                     {"http", "bad-request"}, Clock::now());
+                     {"http", "", "bad-request"}, Clock::now());
       return close();
     }
     handle(parser_->release());
@@ -149,7 +149,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
     if (path == "/mutate" || path == "/validate") {
       if (req.method() != http::verb::post)
-        return reply(http::status::method_not_allowed, version, "use POST\n", keep_alive, {"http", "bad-method"},
+        return reply(http::status::method_not_allowed, version, "use POST\n", keep_alive, {"http", "", "bad-method"},
                      started);
       thread_local simdjson::dom::parser parser;
       AdmissionState state = shared_.state.current();
@@ -164,24 +164,24 @@ class Session : public std::enable_shared_from_this<Session> {
       return reply(http::status::ok, version, result.body, keep_alive, labels, started, "application/json");
     }
     if (req.method() != http::verb::get)
-      return reply(http::status::method_not_allowed, version, "use GET\n", keep_alive, {"http", "bad-method"}, started);
-    if (path == "/healthz") return reply(http::status::ok, version, "ok\n", keep_alive, {"healthz", "ok"}, started);
+      return reply(http::status::method_not_allowed, version, "use GET\n", keep_alive, {"http", "", "bad-method"},
+                   started);
+    if (path == "/healthz") return reply(http::status::ok, version, "ok\n", keep_alive, {"healthz", "", "ok"}, started);
     if (path == "/readyz") {
       bool ready = shared_.state.ready() && !shared_.draining;
       return reply(ready ? http::status::ok : http::status::service_unavailable, version,
-                   ready ? "ok\n" : "not ready\n", keep_alive, {"readyz", ready ? "ok" : "not-ready"}, started);
+                   ready ? "ok\n" : "not ready\n", keep_alive, {"readyz", "", ready ? "ok" : "not-ready"}, started);
     }
     if (path == "/metrics")
-      return reply(http::status::ok, version, shared_.metrics.render(), keep_alive, {"metrics", "ok"}, started,
+      return reply(http::status::ok, version, shared_.metrics.render(), keep_alive, {"metrics", "", "ok"}, started,
                    "text/plain; version=0.0.4; charset=utf-8");
     return reply(http::status::not_found, version, "no such endpoint: " + std::string(path) + "\n", keep_alive,
-                 {"http", "not-found"}, started);
+                 {"http", "", "not-found"}, started);
   }
 
-  // What a request is counted under in the metrics: for admission endpoints, the kind and the
-  // outcome; for the others, the outcome alone (in `kind_or_outcome`).
+  // What a request is counted under in the metrics (the kind is empty off the admission endpoints).
   struct Labels {
-    std::string_view endpoint, kind_or_outcome, outcome;
+    std::string_view endpoint, kind, outcome;
   };
 
   void reply(http::status status, unsigned version, std::string_view body, bool keep_alive, const Labels& labels,
@@ -189,10 +189,7 @@ class Session : public std::enable_shared_from_this<Session> {
     wire_ = plain(status, version, body, keep_alive, content_type);
     keep_alive_ = keep_alive;
     double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    if (labels.outcome.empty())
-      shared_.metrics.request(labels.endpoint, "", labels.kind_or_outcome, seconds);
-    else
-      shared_.metrics.request(labels.endpoint, labels.kind_or_outcome, labels.outcome, seconds);
+    shared_.metrics.request(labels.endpoint, labels.kind, labels.outcome, seconds);
     ++served_;
     beast::get_lowest_layer(stream_).expires_after(shared_.options.write_timeout);
     net::async_write(stream_, net::buffer(wire_), beast::bind_front_handler(&Session::on_write, shared_from_this()));

@@ -1,6 +1,7 @@
 #include "webhook/value_template.h"
 
 #include <cstring>
+#include <iterator>
 
 namespace wm::webhook {
 
@@ -53,42 +54,17 @@ std::string ValueTemplate::render(const TemplateValues& v) const {
 }
 
 void ValueTemplate::render_into(std::string& out, const TemplateValues& v) const {
+  // In kVariables' order: the text variables, then the counts.
+  const std::string_view texts[] = {v.name, v.namespace_name, v.kind, v.group, v.component, v.instance, v.queue};
+  const long long counts[] = {v.gang_size, v.pods, v.gpus};
+  constexpr int kTexts = static_cast<int>(std::size(texts));
   for (const auto& p : parts_) {
-    switch (p.variable) {
-      case -1:
-        out += p.literal;
-        break;
-      case 0:
-        out += v.name;
-        break;
-      case 1:
-        out += v.namespace_name;
-        break;
-      case 2:
-        out += v.kind;
-        break;
-      case 3:
-        out += v.group;
-        break;
-      case 4:
-        out += v.component;
-        break;
-      case 5:
-        out += v.instance;
-        break;
-      case 6:
-        out += v.queue;
-        break;
-      case 7:
-        out += std::to_string(v.gang_size);
-        break;
-      case 8:
-        out += std::to_string(v.pods);
-        break;
-      case 9:
-        out += std::to_string(v.gpus);
-        break;
-    }
+    if (p.variable < 0)
+      out += p.literal;
+    else if (p.variable < kTexts)
+      out += texts[p.variable];
+    else
+      out += std::to_string(counts[p.variable - kTexts]);
   }
 }
 
