@@ -9,7 +9,7 @@ scripts/setup.sh --fuzz
 seconds=${FUZZ_SECONDS:-30}
 build=build-sanitize
 cmake -S . -B $build -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DWM_SANITIZE=ON -DWM_FUZZ=ON >/dev/null
+  -DWM_SANITIZE=ON -DWM_FUZZ=ON -DWM_CLUSTER_TESTS=OFF >/dev/null
 cmake --build $build --parallel "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp

@@ -27,9 +27,16 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# The end-to-end tests check patches with kubectl's JSON Patch (the API server's own library).
-if ! command -v kubectl >/dev/null; then
-  echo "setup: kubectl not found; trying the package manager" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q kubectl >/dev/null 2>&1 ||
-    echo "setup: kubectl is not installable here; the tests that need it will be reported as skipped" >&2
+# The cluster tests build the real control plane (tests/cluster/) with Go: the version its go.mod names or newer.
+# Debian 12's golang packages are older, so Go comes with the machine (polyglot image: /usr/local/go).
+[[ -x /usr/local/go/bin/go ]] && PATH=$PATH:/usr/local/go/bin
+need_go=$(awk '$1 == "go" {print $2; exit}' "$(dirname "$0")/../tests/cluster/go.mod")
+if ! command -v go >/dev/null; then
+  echo "setup: go is not installed; the cluster tests need Go $need_go or newer (tests/cluster/go.mod)" >&2
+  exit 1
+fi
+have_go=$(go env GOVERSION | sed 's/^go//')
+if [[ $(printf '%s\n%s\n' "$need_go" "$have_go" | sort -V | head -n1) != "$need_go" ]]; then
+  echo "setup: go $have_go is older than $need_go, which tests/cluster/go.mod needs" >&2
+  exit 1
 fi

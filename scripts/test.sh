@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, runs every test with CTest, then the same
 # suite built with AddressSanitizer + UndefinedBehaviorSanitizer and a short run of each fuzzer
-# (scripts/sanitize-and-fuzz.sh). --quick stops after the first pass.
+# (scripts/sanitize-and-fuzz.sh). --quick stops after the first pass. The `cluster` tests run against a real
+# kube-apiserver, etcd and kube-controller-manager that tests/cluster/build.sh builds from the Go module proxy
+# (cached: only the first build is long); its kubectl is the one every test uses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+[[ -x /usr/local/go/bin/go ]] && PATH=$PATH:/usr/local/go/bin
+tests/cluster/build.sh
+export PATH=$PWD/build/cluster/bin:$PATH
 scripts/build.sh
 ctest --test-dir build --output-on-failure --timeout 600 -j "$(nproc)"
 [[ ${1:-} == --quick ]] && exit 0

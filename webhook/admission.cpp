@@ -14,8 +14,8 @@ namespace {
 
 struct Request {
   std::string_view uid, operation, namespace_name, api_version, kind, group;
-  simdjson::dom::element object;
-  bool has_object = false;
+  simdjson::dom::element object, old_object;
+  bool has_object = false, has_old_object = false;
 };
 
 AdmissionResult bad_request(std::string reason) {
@@ -156,7 +156,7 @@ class Reviewer {
     edits.scheduler_name = profile.scheduler_name;
     for (const auto& c : view_.components)
       for (const auto& i : c.instances) {
-        if (i.shape == PodShape::Logical) continue;
+        if (i.shape == PodShape::Logical || !changed_by_this_request(i.location)) continue;
         TemplateValues v = values_;
         v.component = c.name;
         v.instance = i.id;
@@ -180,6 +180,18 @@ class Reviewer {
     }
     apply_root_edits(patch, root, warnings);
     return patch.empty() ? std::string() : patch.str();
+  }
+
+  // On UPDATE, a pod template is edited only when this update changes it. One it leaves alone stays exactly as
+  // stored: the API server holds some immutable (a Job's), and for others any change starts a rollout of every pod
+  // (a Deployment's), so a policy change must not be written into them by an unrelated update (a label, a scale).
+  bool changed_by_this_request(const std::string& location) const {
+    if (req_.operation != "UPDATE") return true;
+    simdjson::dom::element before, after;
+    if (!req_.has_old_object || req_.old_object.at_pointer(location).get(before) != simdjson::SUCCESS) return true;
+    if (req_.object.at_pointer(location).get(after) != simdjson::SUCCESS) return true;
+    // The API server serialises both with the same encoder, so equal values are equal text.
+    return simdjson::to_string(before) != simdjson::to_string(after);
   }
 
   std::vector<std::string> violations() {
@@ -250,6 +262,23 @@ class Reviewer {
   TemplateValues values_;
 };
 
+// Whether `object`'s controller (its ownerReference with controller: true) is a kind the catalog knows. Such an object
+// was made by the controller from a pod template its top-level workload's admission already edited and checked, so it
+// is neither edited nor checked again: a second decision would regroup it on its own (a JobSet's Job as a gang of its
+// own, a Deployment's Pod under a name made from its uid) and could refuse a part of a workload already admitted as a
+// whole. An object whose controller the catalog does not know is the top-level workload as far as this webhook can see,
+// and is handled as one.
+bool controlled_by_known_kind(simdjson::dom::element object, const Catalog& catalog) {
+  simdjson::dom::array owners;
+  if (object.at_pointer("/metadata/ownerReferences").get_array().get(owners) != simdjson::SUCCESS) return false;
+  for (simdjson::dom::element owner : owners) {
+    bool controller = false;
+    if (owner["controller"].get_bool().get(controller) != simdjson::SUCCESS || !controller) continue;
+    return catalog.find(string_field(owner, "apiVersion"), string_field(owner, "kind")).definition != nullptr;
+  }
+  return false;
+}
+
 std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::dom::parser& parser, Request& req) {
   simdjson::dom::element root;
   simdjson::padded_string padded(body);
@@ -272,6 +301,9 @@ std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::do
   req.namespace_name = string_field(request, "namespace");
   simdjson::dom::element object;
   req.has_object = !request["object"].get(object) && object.is_object();
+  simdjson::dom::element old_object;
+  req.has_old_object = !request["oldObject"].get(old_object) && old_object.is_object();
+  if (req.has_old_object) req.old_object = old_object;
   if (req.has_object) {
     req.object = object;
     req.api_version = string_field(object, "apiVersion");
@@ -305,6 +337,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   if (!rule) return allow("no-rule");
   auto match = state.catalog->find(req.api_version, req.kind);
   if (!match.definition) return allow("unknown-kind");
+  if (controlled_by_known_kind(req.object, *state.catalog)) return allow("controlled");
 
   ObjectDocument doc(req.object);
   WorkloadView view = build_view(*match.definition, doc);

@@ -24,7 +24,8 @@ struct AdmissionResult {
   int http_status = 200;  // 400 for a malformed review
   std::string body;       // the AdmissionReview, or the reason for a 400
   std::string kind;       // the object's kind, for metrics ("" when unknown)
-  // patched, unchanged, allowed, denied, unknown-kind, no-rule, skipped, not-understood, failed-closed, bad-request
+  // patched, unchanged, allowed, denied, unknown-kind, no-rule, skipped, controlled (its controller is a kind the
+  // catalog knows), not-understood, failed-closed, bad-request
   std::string outcome;
   std::string message;  // why, for logs (denials, failures)
 };

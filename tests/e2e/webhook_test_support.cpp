@@ -6,14 +6,6 @@
 
 namespace wm::test {
 
-std::string policy_with_rules(const std::string& rules) {
-  std::ifstream in(source_path("manifests/base/policy.yaml"));
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string policy = text.str();
-  return policy.substr(0, policy.find("\nrules:")) + "\nrules:\n" + rules;
-}
-
 MutateAnswer parse_answer(const std::string& body) {
   static simdjson::dom::parser parser;
   simdjson::dom::element root;

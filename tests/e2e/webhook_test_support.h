@@ -10,9 +10,6 @@
 
 namespace wm::test {
 
-// The built-in policy's scheduler profiles followed by `rules` (YAML text of a rules: list).
-std::string policy_with_rules(const std::string& rules);
-
 struct MutateAnswer {
   std::string uid, patch;
   bool allowed = false;

@@ -158,10 +158,19 @@ HttpResponse HttpsClient::post(const std::string& target, const std::string& bod
 HttpResponse HttpsClient::get(const std::string& target) { return request(false, target, ""); }
 
 std::string admission_review(const std::string& object_json, const std::string& namespace_name,
-                             const std::string& operation, const std::string& uid) {
+                             const std::string& operation, const std::string& uid, const std::string& old_object_json) {
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":)" + json_string(uid) +
          R"(,"namespace":)" + json_string(namespace_name) + R"(,"operation":)" + json_string(operation) +
-         R"(,"userInfo":{"username":"test"},"object":)" + object_json + "}}";
+         R"(,"userInfo":{"username":"test"},"object":)" + object_json +
+         (old_object_json.empty() ? "" : R"(,"oldObject":)" + old_object_json) + "}}";
+}
+
+std::string policy_with_rules(const std::string& rules) {
+  std::ifstream in(source_path("manifests/base/policy.yaml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string policy = text.str();
+  return policy.substr(0, policy.find("\nrules:")) + "\nrules:\n" + rules;
 }
 
 std::string base64_decode(const std::string& text) {

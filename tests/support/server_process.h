@@ -27,6 +27,7 @@ class ServerProcess {
   explicit ServerProcess(std::vector<std::string> args = {}, bool default_tls = true);
   ~ServerProcess();
   uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
   // SIGTERM, then the exit status (or -1 if it had to be killed after `seconds`).
   int stop(int seconds = 30);
   bool running();
@@ -58,9 +59,12 @@ class HttpsClient {
   std::unique_ptr<boost::beast::ssl_stream<boost::beast::tcp_stream>> stream_;
 };
 
-// An AdmissionReview for `object_json` (what the API server would send).
+// An AdmissionReview for `object_json` (what the API server would send); an UPDATE also carries `old_object_json`.
 std::string admission_review(const std::string& object_json, const std::string& namespace_name,
-                             const std::string& operation = "CREATE", const std::string& uid = "req-1");
+                             const std::string& operation = "CREATE", const std::string& uid = "req-1",
+                             const std::string& old_object_json = "");
+// The built-in policy's scheduler profiles followed by `rules` (YAML text of a rules: list).
+std::string policy_with_rules(const std::string& rules);
 std::string base64_decode(const std::string& text);
 
 }  // namespace wm::test

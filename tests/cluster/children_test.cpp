@@ -1,0 +1,150 @@
+// Real children: kube-controller-manager's controllers make ReplicaSets, Jobs and Pods from workloads the webhook
+// admitted, and those children pass admission again. Each must carry its top-level workload's group, decided once
+// at the top and carried down by the pod templates, never re-decided from the child's own name.
+// The real JobSet controller runs beside the control plane (tests/cluster/jobset.sh). The LeaderWorkerSet
+// controller does not: its leader StatefulSet is created as that controller creates it (same name, labels and
+// controller ownerReference), and from there on the real StatefulSet controller makes the Pods.
+#include <catch2/catch.hpp>
+
+#include "tests/cluster/cluster_support.h"
+#include "tests/support/test_support.h"
+
+using namespace wm::test;
+
+namespace {
+
+const char* const kVolcanoRules = R"(- name: volcano
+  namespaces: ["*"]
+  kinds: ["*"]
+  profile: volcano
+  queue: {default: research}
+)";
+
+const char* const kContainer = R"([{"name":"c","image":"busybox","resources":{"limits":{"nvidia.com/gpu":1}}}])";
+
+// The Pods in `ns` whose labels match `selector`, once there are `count` of them.
+std::vector<std::string> wait_for_pods(const std::string& ns, const std::string& selector, size_t count) {
+  const Cluster& cluster = Cluster::get();
+  std::vector<std::string> pods;
+  const bool made = eventually(
+      [&] {
+        CommandResult r = cluster.kubectl({"get", "pods", "-n", ns, "-l", selector, "-o", "name"});
+        pods.clear();
+        for (size_t at = 0, end; (end = r.out.find('\n', at)) != std::string::npos; at = end + 1)
+          pods.push_back(r.out.substr(at, end - at));
+        return pods.size() >= count;
+      },
+      std::chrono::seconds(60));
+  INFO("pods in " << ns << " with " << selector);
+  REQUIRE(made);
+  return pods;
+}
+
+// Every Pod in `pods` carries `group` as its Volcano group and is scheduled by Volcano.
+void check_group(const std::string& ns, const std::vector<std::string>& pods, const std::string& group) {
+  simdjson::dom::parser parser;
+  for (const auto& pod : pods) {
+    auto object = Cluster::get().get_json(parser, {"get", pod, "-n", ns});
+    INFO(pod);
+    CHECK(json_string(object, "/metadata/annotations/scheduling.k8s.io~1group-name") == group);
+    CHECK(json_string(object, "/metadata/annotations/scheduling.volcano.sh~1queue-name") == "research");
+    CHECK(json_string(object, "/spec/schedulerName") == "volcano");
+    CHECK(json_string(object, "/metadata/annotations/workload-map.io~1gang-size") == "");
+  }
+}
+
+std::string create(const std::string& ns, const std::string& json) {
+  CommandResult r = Cluster::get().kubectl({"create", "-n", ns, "-o", "json", "-f", "-"}, json);
+  INFO(json << "\n" << r.err);
+  REQUIRE(r.status == 0);
+  return r.out;
+}
+
+}  // namespace
+
+TEST_CASE("pods made by kube-controller-manager carry their top-level workload's group") {
+  const Cluster& cluster = Cluster::get();
+  RegisteredWebhook webhook(policy_with_rules(kVolcanoRules));
+  const std::string ns = make_namespace("children", true);
+  const std::string pod_spec = std::string(R"({"restartPolicy":"Never","containers":)") + kContainer + "}";
+
+  SECTION("Deployment -> ReplicaSet -> Pods") {
+    create(ns, R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":2,
+      "selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},
+      "spec":{"containers":)" +
+                   std::string(kContainer) + "}}}}");
+    check_group(ns, wait_for_pods(ns, "app=web", 2), "web");
+    CHECK(webhook.requests("mutate", "ReplicaSet", "controlled") >= 1);
+    CHECK(webhook.requests("mutate", "Pod", "controlled") >= 2);
+  }
+  SECTION("StatefulSet -> Pods") {
+    create(ns, R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},"spec":{"replicas":2,
+      "serviceName":"db","selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},
+      "spec":{"containers":)" +
+                   std::string(kContainer) + "}}}}");
+    // OrderedReady: db-1 waits for db-0 to be ready, which never happens without nodes.
+    check_group(ns, wait_for_pods(ns, "app=db", 1), "db");
+  }
+  SECTION("Job -> Pods") {
+    create(ns, R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"batch"},"spec":{"parallelism":2,
+      "completions":2,"template":{"spec":)" +
+                   pod_spec + "}}}");
+    check_group(ns, wait_for_pods(ns, "batch.kubernetes.io/job-name=batch", 2), "batch");
+    CHECK(webhook.requests("mutate", "Pod", "controlled") >= 2);
+  }
+  SECTION("CronJob -> Job -> Pods, on the controller's schedule") {
+    create(ns, R"({"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"nightly"},"spec":{
+      "schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":)" +
+                   pod_spec + "}}}}}");
+    // The first run starts at the next full minute.
+    std::string job;
+    const bool ran = eventually(
+        [&] {
+          CommandResult r = cluster.kubectl({"get", "jobs", "-n", ns, "-o", "name"});
+          job = r.out.substr(0, r.out.find('\n'));
+          return !job.empty();
+        },
+        std::chrono::seconds(90), std::chrono::seconds(1));
+    REQUIRE(ran);
+    check_group(ns, wait_for_pods(ns, "batch.kubernetes.io/job-name=" + job.substr(job.find('/') + 1), 1), "nightly");
+    CHECK(webhook.requests("mutate", "Job", "controlled") >= 1);
+  }
+  SECTION("JobSet -> Jobs (the real JobSet controller) -> Pods") {
+    create(ns, std::string(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"train"},
+      "spec":{"replicatedJobs":[{"name":"workers","replicas":2,"template":{"spec":{"parallelism":2,"completions":2,
+      "template":{"spec":)") +
+                   pod_spec + "}}}}]}}");
+    // Two Jobs of two pods each, made by the JobSet controller and then the Job controller.
+    check_group(ns, wait_for_pods(ns, "jobset.sigs.k8s.io/jobset-name=train", 4), "train");
+    CHECK(webhook.requests("mutate", "Job", "controlled") >= 2);
+    CHECK(webhook.requests("mutate", "JobSet", "patched") >= 1);
+  }
+  SECTION("LeaderWorkerSet -> leader StatefulSet (as the LWS controller makes it) -> Pods") {
+    const std::string lws = create(ns, std::string(R"({"apiVersion":"leaderworkerset.x-k8s.io/v1",
+      "kind":"LeaderWorkerSet","metadata":{"name":"serve"},"spec":{"replicas":2,"leaderWorkerTemplate":{"size":2,
+      "workerTemplate":{"spec":{"containers":)") +
+                                           kContainer + "}}}}}");
+    simdjson::dom::parser parser;
+    simdjson::dom::element stored;
+    REQUIRE(parser.parse(lws).get(stored) == simdjson::SUCCESS);
+    const std::string group = json_string(
+        stored, "/spec/leaderWorkerTemplate/workerTemplate/metadata/annotations/scheduling.k8s.io~1group-name");
+    REQUIRE(!group.empty());
+    // kubernetes-sigs/lws pkg/controllers/leaderworkerset_controller.go (constructLeaderStatefulSetApplyConfiguration):
+    // the leader StatefulSet has the LWS's name and is controlled by it; without a leaderTemplate its pods come
+    // from the workerTemplate, labelled with the set's name and worker index 0.
+    CommandResult sts_json = run_command({"jq", "-c", "--arg", "uid", json_string(stored, "/metadata/uid"),
+                                          R"(.spec.leaderWorkerTemplate.workerTemplate as $t |
+            {"leaderworkerset.sigs.k8s.io/name": "serve", "leaderworkerset.sigs.k8s.io/worker-index": "0"} as $l |
+            {apiVersion: "apps/v1", kind: "StatefulSet", metadata: {name: "serve", labels: {"leaderworkerset.sigs.k8s.io/name": "serve"},
+              ownerReferences: [{apiVersion: "leaderworkerset.x-k8s.io/v1", kind: "LeaderWorkerSet", name: "serve",
+                                 uid: $uid, controller: true, blockOwnerDeletion: true}]},
+             spec: {replicas: 2, serviceName: "serve", podManagementPolicy: "Parallel", selector: {matchLabels: $l},
+                    template: ($t * {metadata: {labels: $l}})}})"},
+                                         lws);
+    REQUIRE(sts_json.status == 0);
+    create(ns, sts_json.out);
+    check_group(ns, wait_for_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve", 2), group);
+    CHECK(webhook.requests("mutate", "StatefulSet", "controlled") >= 1);
+  }
+}

@@ -1,0 +1,74 @@
+// The real control plane of tests/cluster/up.sh, seen from a test: kubectl against it, opted-in namespaces,
+// and the webhook registered as a user registers it (manifests/ rendered with kustomize, only clientConfig
+// replaced with a URL to a local `workload-map serve`).
+#pragma once
+
+#include <simdjson.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tests/support/server_process.h"
+
+namespace wm::test {
+
+struct CommandResult {
+  int status = -1;
+  std::string out, err;
+};
+// Runs argv (no shell), with `input` on its standard input.
+CommandResult run_command(const std::vector<std::string>& argv, const std::string& input = "");
+
+class Cluster {
+ public:
+  // The control plane the CTest fixture started (WM_CLUSTER_DIR); fails the test if there is none.
+  static const Cluster& get();
+  CommandResult kubectl(std::vector<std::string> args, const std::string& input = "") const;
+  // kubectl ... -o json, parsed; fails the test if kubectl fails.
+  simdjson::dom::element get_json(simdjson::dom::parser& parser, const std::vector<std::string>& args) const;
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_, kubeconfig_, kubectl_;
+};
+
+// A fresh namespace labelled workload-map.io/enabled=true (the webhooks' opt-in). With
+// `for_pods`, waits for its default service account (the ServiceAccount admission plugin needs it).
+std::string make_namespace(const std::string& prefix, bool for_pods = false);
+// The same with exactly this name (for manifests that name their namespace).
+void create_namespace(const std::string& name, bool for_pods = false);
+
+// Renders manifests/<overlay> with `kubectl kustomize`, points both webhooks' clientConfig at
+// https://127.0.0.1:<port><path> with `ca_file` as caBundle, applies them, and waits until the API server
+// calls the webhook (a server-side dry run of a Pod comes back edited). The webhook must be up unless
+// `wait_until_called` is false.
+void register_webhooks(const std::string& overlay, uint16_t port, const std::string& ca_file,
+                       bool wait_until_called = true);
+void unregister_webhooks();
+
+// `workload-map serve` with a policy file of its own, registered with the API server through
+// manifests/<overlay>. The registration stays when it goes: the next one replaces it.
+class RegisteredWebhook {
+ public:
+  explicit RegisteredWebhook(const std::string& policy_yaml, const std::string& overlay = "base");
+  // Rewrites the policy file; the server reloads it by itself within a second or two.
+  void set_policy(const std::string& policy_yaml);
+  ServerProcess& server() { return server_; }
+  // One counter of workload_map_requests_total, from /metrics.
+  long long requests(const std::string& endpoint, const std::string& kind, const std::string& outcome);
+
+ private:
+  std::string policy_file_;
+  ServerProcess server_;
+};
+
+// Repeats `check` until it is true or `timeout` passes; returns its last answer.
+bool eventually(const std::function<bool()>& check, std::chrono::milliseconds timeout,
+                std::chrono::milliseconds every = std::chrono::milliseconds(200));
+
+std::string json_string(simdjson::dom::element e, std::string_view pointer);  // "" when absent
+
+}  // namespace wm::test

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The CTest fixture of the `cluster` tests.
+#   fixture.sh up DIR     a fresh control plane in DIR (up.sh) with every upstream CRD of ../shared/crds installed
+#                         as a user installs them (server-side apply: most are over client-side apply's size limit),
+#                         and the real JobSet controller (jobset.sh)
+#   fixture.sh down DIR   stops it (down.sh)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+[[ $# -eq 2 ]] || { echo "usage: $0 up|down DIR" >&2; exit 2; }
+dir=$2
+case $1 in
+  down) exec "$here/down.sh" "$dir" ;;
+  up) ;;
+  *) echo "usage: $0 up|down DIR" >&2; exit 2 ;;
+esac
+crds=${WM_CRDS_DIR:-$here/../../../shared/crds}
+bin=${WM_CLUSTER_BIN:-$here/../../build/cluster/bin}
+"$here/down.sh" "$dir"
+rm -rf "$dir"
+"$here/up.sh" "$dir"
+kubectl() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
+# kubectl wait errs on a CRD so new that it has no conditions yet: try again.
+established() {
+  for _ in 1 2 3 4 5; do
+    kubectl wait --for condition=established --timeout 60s crd --all && return 0
+    sleep 1
+  done
+  return 1
+}
+if ! kubectl apply --server-side -f "$crds" >"$dir/logs/crds.log" 2>&1 || ! established >>"$dir/logs/crds.log" 2>&1; then
+  cat "$dir/logs/crds.log" >&2
+  "$here/down.sh" "$dir"
+  exit 1
+fi
+echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from $crds" >&2
+"$here/jobset.sh" "$dir" || { "$here/down.sh" "$dir"; exit 1; }
