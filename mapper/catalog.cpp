@@ -89,10 +89,30 @@ void Catalog::warm_up() const {
   for (const auto& d : definitions_) for_each_object_path(*d, [](const std::string&, const Path& p) { p->warm_up(); });
 }
 
-Catalog::Match Catalog::find(std::string_view api_version, std::string_view kind) const {
+namespace {
+
+std::pair<std::string_view, std::string_view> split_api_version(std::string_view api_version) {
   auto slash = api_version.find('/');
-  std::string_view group = slash == std::string_view::npos ? std::string_view{} : api_version.substr(0, slash);
-  std::string_view version = slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);
+  if (slash == std::string_view::npos) return {{}, api_version};
+  return {api_version.substr(0, slash), api_version.substr(slash + 1)};
+}
+
+}  // namespace
+
+bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view kind) const {
+  if (find(api_version, kind).definition) return true;
+  const auto group = split_api_version(api_version).first;
+  auto same = [&](const GroupVersionKind& gvk) { return gvk.kind == kind && gvk.group == group; };
+  for (const auto& d : definitions_) {
+    for (const auto& c : d->components)
+      if (c.kind && same(*c.kind)) return true;
+    if (std::any_of(d->child_kinds.begin(), d->child_kinds.end(), same)) return true;
+  }
+  return false;
+}
+
+Catalog::Match Catalog::find(std::string_view api_version, std::string_view kind) const {
+  const auto [group, version] = split_api_version(api_version);
   Match fallback;
   for (const auto& d : definitions_) {
     if (d->gvk.kind != kind || d->gvk.group != group) continue;

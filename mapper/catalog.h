@@ -27,6 +27,9 @@ class Catalog {
     bool other_version = false;  // no definition for this version: one for another version of the kind
   };
   Match find(std::string_view api_version, std::string_view kind) const;
+  // Whether objects of this kind belong to a workload the catalog knows: a defined kind, a child component's kind,
+  // or one of a definition's additionalChildKinds (any version: owner references may name another one).
+  bool part_of_a_workload(std::string_view api_version, std::string_view kind) const;
 
   const std::vector<std::shared_ptr<const Definition>>& definitions() const { return definitions_; }
   // Compiles, on the calling thread, the jq programs that the definitions fall back to.

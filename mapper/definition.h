@@ -87,6 +87,7 @@ struct Definition {
   std::string file;                             // where it was read from, for messages
   GroupVersionKind gvk;                         // the root component's kind
   std::vector<ComponentDefinition> components;  // root first, then children in file order
+  std::vector<GroupVersionKind> child_kinds;    // additionalChildKinds: made by the workload, not components
   std::vector<PodGroupDefinition> pod_groups;
 
   const ComponentDefinition& root() const { return components.front(); }

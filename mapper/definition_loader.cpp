@@ -204,7 +204,8 @@ class DefinitionReader {
     r_.sequence(structure, "childComponents", sd,
                 [&](const YAML::Node& n, const std::string& f) { def.components.push_back(component(n, f, false)); });
     r_.sequence(structure, "additionalChildKinds", sd, [&](const YAML::Node& n, const std::string& f) {
-      if (r_.map(n, f, {"group", "version", "kind"})) gvk(n, f, false);
+      if (!r_.map(n, f, {"group", "version", "kind"})) return;
+      if (auto child = gvk(n, f, false)) def.child_kinds.push_back(std::move(*child));
     });
     if (def.components.front().kind) def.gvk = *def.components.front().kind;
     check_structure(def, structure, sd);

@@ -262,7 +262,8 @@ class Reviewer {
   TemplateValues values_;
 };
 
-// Whether `object`'s controller (its ownerReference with controller: true) is a kind the catalog knows. Such an object
+// Whether `object`'s controller (its ownerReference with controller: true) belongs to a workload the catalog knows
+// (a defined kind, or a kind a definition says its workloads make, like Knative's Revision). Such an object
 // was made by the controller from a pod template its top-level workload's admission already edited and checked, so it
 // is neither edited nor checked again: a second decision would regroup it on its own (a JobSet's Job as a gang of its
 // own, a Deployment's Pod under a name made from its uid) and could refuse a part of a workload already admitted as a
@@ -270,11 +271,11 @@ class Reviewer {
 // and is handled as one.
 bool controlled_by_known_kind(simdjson::dom::element object, const Catalog& catalog) {
   simdjson::dom::array owners;
-  if (object.at_pointer("/metadata/ownerReferences").get_array().get(owners) != simdjson::SUCCESS) return false;
+  if (object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return false;
   for (simdjson::dom::element owner : owners) {
     bool controller = false;
     if (owner["controller"].get_bool().get(controller) != simdjson::SUCCESS || !controller) continue;
-    return catalog.find(string_field(owner, "apiVersion"), string_field(owner, "kind")).definition != nullptr;
+    return catalog.part_of_a_workload(string_field(owner, "apiVersion"), string_field(owner, "kind"));
   }
   return false;
 }
@@ -302,7 +303,7 @@ std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::do
   simdjson::dom::element object;
   req.has_object = !request["object"].get(object) && object.is_object();
   simdjson::dom::element old_object;
-  req.has_old_object = !request["oldObject"].get(old_object) && old_object.is_object();
+  req.has_old_object = req.operation == "UPDATE" && !request["oldObject"].get(old_object) && old_object.is_object();
   if (req.has_old_object) req.old_object = old_object;
   if (req.has_object) {
     req.object = object;

@@ -1,6 +1,7 @@
 // Decided once, at the top: an object a catalog kind controls is left as its controller made it, and an UPDATE
 // edits only the pod templates it changes.
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "mapper/json_writer.h"
 #include "tests/e2e/webhook_test_support.h"
@@ -95,4 +96,107 @@ TEST_CASE("an UPDATE edits only the pod templates it changes, and always the wor
   // Without oldObject (never sent by the API server for UPDATE, but possible from other clients): every template.
   MutateAnswer no_old = parse_answer(client.post("/mutate", admission_review(stored, "team-a", "UPDATE", "u3")).body);
   CHECK_THAT(no_old.patch, Catch::Contains("/spec/replicatedJobs/0/"));
+}
+
+namespace {
+
+// A child of a kind the catalog defines, as an operator's controller makes it: its controller ownerReference.
+struct ControllerChild {
+  const char* owner_api_version;
+  const char* owner_kind;
+  const char* kind;  // the child's kind, a key of child_bodies()
+};
+
+// One small object of each child kind, with "OWNERS" where its ownerReferences go.
+const std::map<std::string, std::string>& child_bodies() {
+  static const std::map<std::string, std::string> bodies = [] {
+    const std::string pod_spec = R"({"containers":[{"name":"c","image":"x"}]})";
+    const std::string pod_template = R"({"spec":)" + pod_spec + "}";
+    auto object = [](const std::string& api_version, const std::string& kind, const std::string& spec) {
+      return R"({"apiVersion":")" + api_version + R"(","kind":")" + kind +
+             R"(","metadata":{"name":"child","OWNERS"},)" + R"("spec":)" + spec + "}";
+    };
+    auto replicated = [&](const std::string& api_version, const std::string& kind) {
+      return object(api_version, kind, R"({"replicas":2,"template":)" + pod_template + "}");
+    };
+    return std::map<std::string, std::string>{
+        {"Pod", object("v1", "Pod", pod_spec)},
+        {"Job", replicated("batch/v1", "Job")},
+        {"ReplicaSet", replicated("apps/v1", "ReplicaSet")},
+        {"Deployment", replicated("apps/v1", "Deployment")},
+        {"StatefulSet", replicated("apps/v1", "StatefulSet")},
+        {"RayCluster", object("ray.io/v1", "RayCluster", R"({"headGroupSpec":{"template":)" + pod_template + "}}")},
+        {"LeaderWorkerSet",
+         object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet",
+                R"({"replicas":1,"leaderWorkerTemplate":{"size":2,"workerTemplate":)" + pod_template + "}}")},
+        {"Service", object("serving.knative.dev/v1", "Service", R"({"template":)" + pod_template + "}")},
+        {"PodCliqueSet", object("grove.io/v1alpha1", "PodCliqueSet",
+                                R"({"replicas":1,"template":{"cliques":[{"name":"a","spec":{"replicas":1,"podSpec":)" +
+                                    pod_spec + "}}]}}")},
+    };
+  }();
+  return bodies;
+}
+
+std::string child_of(const ControllerChild& c, bool controller) {
+  std::string object = child_bodies().at(c.kind);
+  const std::string owners = std::string(R"("ownerReferences":[{"apiVersion":")") + c.owner_api_version +
+                             R"(","kind":")" + c.owner_kind + R"(","name":"top","uid":"u")" +
+                             (controller ? R"(,"controller":true)" : "") + "}]";
+  return object.replace(object.find(R"("OWNERS")"), 8, owners);
+}
+
+}  // namespace
+
+TEST_CASE("children made by each operator's controller are left to their top-level workload") {
+  // What each controller makes, per the operators' sources: JobSet (constructJob), the Job, CronJob, Deployment,
+  // ReplicaSet and StatefulSet controllers, LWS (the leader StatefulSet; each leader Pod makes its group's worker
+  // StatefulSet), KubeRay (RayJob and RayService make a RayCluster, RayJob its submitter Job, RayCluster its Pods),
+  // the training-operator and mpi-operator (Pods; MPIJob's launcher Job), Grove (PodClique makes the Pods), Dynamo
+  // (the DynamoGraphDeployment makes a PodCliqueSet, or DynamoComponentDeployments that make Deployments and
+  // LeaderWorkerSets), KServe (a Deployment, or a Knative Service), Knative (a Revision makes the Deployment), the
+  // NIM operator and the Milvus operator.
+  const std::vector<ControllerChild> children = {
+      {"jobset.x-k8s.io/v1alpha2", "JobSet", "Job"},
+      {"batch/v1", "Job", "Pod"},
+      {"batch/v1", "CronJob", "Job"},
+      {"apps/v1", "Deployment", "ReplicaSet"},
+      {"apps/v1", "ReplicaSet", "Pod"},
+      {"apps/v1", "StatefulSet", "Pod"},
+      {"leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "StatefulSet"},
+      {"v1", "Pod", "StatefulSet"},
+      {"ray.io/v1", "RayCluster", "Pod"},
+      {"ray.io/v1", "RayJob", "RayCluster"},
+      {"ray.io/v1", "RayJob", "Job"},
+      {"ray.io/v1", "RayService", "RayCluster"},
+      {"kubeflow.org/v1", "PyTorchJob", "Pod"},
+      {"kubeflow.org/v2beta1", "MPIJob", "Job"},
+      {"grove.io/v1alpha1", "PodClique", "Pod"},
+      {"nvidia.com/v1alpha1", "DynamoGraphDeployment", "PodCliqueSet"},
+      {"nvidia.com/v1alpha1", "DynamoComponentDeployment", "Deployment"},
+      {"nvidia.com/v1alpha1", "DynamoComponentDeployment", "LeaderWorkerSet"},
+      {"serving.kserve.io/v1beta1", "InferenceService", "Deployment"},
+      {"serving.kserve.io/v1beta1", "InferenceService", "Service"},
+      {"serving.knative.dev/v1", "Revision", "Deployment"},
+      {"apps.nvidia.com/v1alpha1", "NIMService", "LeaderWorkerSet"},
+      {"milvus.io/v1beta1", "Milvus", "Deployment"},
+  };
+  ServerProcess server({"--policy", write_temp("policy-children.yaml", policy_with_rules(kVolcanoWithQuota))});
+  HttpsClient client(server.port());
+  for (const auto& c : children) {
+    INFO(c.kind << " controlled by " << c.owner_kind);
+    MutateAnswer left = parse_answer(client.post("/mutate", admission_review(child_of(c, true), "team-a")).body);
+    CHECK(left.allowed);
+    CHECK(left.patch.empty());
+    // The same object owned without being controlled, or controlled by a kind no definition knows: edited.
+    MutateAnswer edited = parse_answer(client.post("/mutate", admission_review(child_of(c, false), "team-a")).body);
+    CHECK(sets_key(edited.patch, "scheduling.k8s.io/group-name"));
+    ControllerChild stranger = c;
+    stranger.owner_api_version = "example.com/v1";
+    MutateAnswer unknown =
+        parse_answer(client.post("/mutate", admission_review(child_of(stranger, true), "team-a")).body);
+    CHECK(sets_key(unknown.patch, "scheduling.k8s.io/group-name"));
+  }
+  CHECK_THAT(client.get("/metrics").body,
+             Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",kind="Pod",outcome="controlled"} 6)"));
 }
