@@ -1,9 +1,7 @@
 // Real children: kube-controller-manager's controllers make ReplicaSets, Jobs and Pods from workloads the webhook
 // admitted, and those children pass admission again. Each must carry its top-level workload's group, decided once
 // at the top and carried down by the pod templates, never re-decided from the child's own name.
-// The real JobSet controller runs beside the control plane (tests/cluster/jobset.sh). The LeaderWorkerSet
-// controller does not: its leader StatefulSet is created as that controller creates it (same name, labels and
-// controller ownerReference), and from there on the real StatefulSet controller makes the Pods.
+// The real JobSet and LeaderWorkerSet controllers run beside the control plane (tests/cluster/operator.sh).
 #include <catch2/catch.hpp>
 
 #include "tests/cluster/cluster_support.h"
@@ -119,32 +117,20 @@ TEST_CASE("pods made by kube-controller-manager carry their top-level workload's
     CHECK(webhook.requests("mutate", "Job", "controlled") >= 2);
     CHECK(webhook.requests("mutate", "JobSet", "patched") >= 1);
   }
-  SECTION("LeaderWorkerSet -> leader StatefulSet (as the LWS controller makes it) -> Pods") {
+  SECTION("LeaderWorkerSet -> StatefulSets and Pods (the real LWS controller)") {
     const std::string lws = create(ns, std::string(R"({"apiVersion":"leaderworkerset.x-k8s.io/v1",
       "kind":"LeaderWorkerSet","metadata":{"name":"serve"},"spec":{"replicas":2,"leaderWorkerTemplate":{"size":2,
-      "workerTemplate":{"spec":{"containers":)") +
-                                           kContainer + "}}}}}");
+      "workerTemplate":{"spec":{"containers":)") + kContainer + "}}}}}");
     simdjson::dom::parser parser;
     simdjson::dom::element stored;
     REQUIRE(parser.parse(lws).get(stored) == simdjson::SUCCESS);
     const std::string group = json_string(
         stored, "/spec/leaderWorkerTemplate/workerTemplate/metadata/annotations/scheduling.k8s.io~1group-name");
     REQUIRE(!group.empty());
-    // kubernetes-sigs/lws pkg/controllers/leaderworkerset_controller.go (constructLeaderStatefulSetApplyConfiguration):
-    // the leader StatefulSet has the LWS's name and is controlled by it; without a leaderTemplate its pods come
-    // from the workerTemplate, labelled with the set's name and worker index 0.
-    CommandResult sts_json = run_command({"jq", "-c", "--arg", "uid", json_string(stored, "/metadata/uid"),
-                                          R"(.spec.leaderWorkerTemplate.workerTemplate as $t |
-            {"leaderworkerset.sigs.k8s.io/name": "serve", "leaderworkerset.sigs.k8s.io/worker-index": "0"} as $l |
-            {apiVersion: "apps/v1", kind: "StatefulSet", metadata: {name: "serve", labels: {"leaderworkerset.sigs.k8s.io/name": "serve"},
-              ownerReferences: [{apiVersion: "leaderworkerset.x-k8s.io/v1", kind: "LeaderWorkerSet", name: "serve",
-                                 uid: $uid, controller: true, blockOwnerDeletion: true}]},
-             spec: {replicas: 2, serviceName: "serve", podManagementPolicy: "Parallel", selector: {matchLabels: $l},
-                    template: ($t * {metadata: {labels: $l}})}})"},
-                                         lws);
-    REQUIRE(sts_json.status == 0);
-    create(ns, sts_json.out);
-    check_group(ns, wait_for_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve", 2), group);
-    CHECK(webhook.requests("mutate", "StatefulSet", "controlled") >= 1);
+    // The leader StatefulSet makes 2 leader Pods; each leader Pod makes its group's worker StatefulSet, which makes
+    // 1 worker Pod: 3 StatefulSets and 4 Pods, none of them a workload of its own.
+    check_group(ns, wait_for_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve", 4), group);
+    CHECK(webhook.requests("mutate", "StatefulSet", "controlled") >= 3);
+    CHECK(webhook.requests("mutate", "Pod", "controlled") >= 4);
   }
 }

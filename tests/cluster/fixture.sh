@@ -2,7 +2,7 @@
 # The CTest fixture of the `cluster` tests.
 #   fixture.sh up DIR     a fresh control plane in DIR (up.sh) with every upstream CRD of ../shared/crds installed
 #                         as a user installs them (server-side apply: most are over client-side apply's size limit),
-#                         and the real JobSet controller (jobset.sh)
+#                         and the real JobSet and LeaderWorkerSet controllers (operator.sh)
 #   fixture.sh down DIR   stops it (down.sh)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,4 +33,6 @@ if ! kubectl apply --server-side -f "$crds" >"$dir/logs/crds.log" 2>&1 || ! esta
   exit 1
 fi
 echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from $crds" >&2
-"$here/jobset.sh" "$dir" || { "$here/down.sh" "$dir"; exit 1; }
+for operator in jobset lws; do
+  "$here/operator.sh" "$operator" "$dir" || { "$here/down.sh" "$dir"; exit 1; }
+done

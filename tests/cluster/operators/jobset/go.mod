@@ -1,6 +1,6 @@
-// Test-only module: workload operators run beside the test control plane (tests/cluster/operators.sh), each built
-// from its own released Go module. Apart from tests/cluster/go.mod because they pin other Kubernetes libraries.
-module workload-map/tests/cluster/operators
+// Test-only module: the JobSet controller, run beside the test control plane by tests/cluster/operator.sh, built
+// from its released Go module. A module of its own: each operator pins the Kubernetes libraries it was released with.
+module workload-map/tests/cluster/operators/jobset
 
 go 1.24.0
 
