@@ -126,6 +126,11 @@ class Reader {
 
   // Compiled later, with every other expression of the load (DefinitionLoader::finish).
   Path expression(const std::string& source, const YAML::Node& at, int fallback_line, const std::string& field) {
+    if (source.find('\0') != std::string::npos) {
+      // libjq reads a C string: it would compile only what comes before the NUL, the native engine all of it.
+      error(at, fallback_line, field, "jq expression contains a NUL character");
+      return nullptr;
+    }
     if (auto construct = unbounded_jq_construct(source)) {
       error(at, fallback_line, field,
             "jq expression uses " + *construct +

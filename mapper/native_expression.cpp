@@ -63,8 +63,10 @@ class Parser {
   }
 
  private:
+  // jq 1.6's lexer skips spaces, tabs and newlines only: a form feed, a vertical tab or a carriage return is a
+  // syntax error there, so it must end the native parse too (and leave jq to refuse the expression at load).
   void skip_space() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n')) ++pos_;
   }
   bool eat(std::string_view token) {
     skip_space();
@@ -108,8 +110,10 @@ class Parser {
     pos_ = end;
     return true;
   }
+  // jq's IDENT: a letter or an underscore, then letters, digits and underscores ($8ob is not a variable).
   std::string identifier() {
     std::string name;
+    if (pos_ >= s_.size() || !is_ident_start(s_[pos_])) return name;
     while (pos_ < s_.size() && is_ident(s_[pos_])) name.push_back(s_[pos_++]);
     return name;
   }
@@ -223,10 +227,8 @@ class Parser {
     while (base) {
       skip_space();
       if (pos_ >= s_.size()) break;
+      // `.a.[0]` is jq 1.7 syntax; jq 1.6, the fallback engine and what definitions are checked with, refuses it.
       if (s_[pos_] == '[') {
-        base = bracket(base);
-      } else if (s_[pos_] == '.' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '[') {
-        ++pos_;
         base = bracket(base);
       } else if (s_[pos_] == '.' && pos_ + 1 < s_.size() && (is_ident_start(s_[pos_ + 1]) || s_[pos_ + 1] == '"')) {
         ++pos_;
@@ -777,6 +779,8 @@ NativeExpression& NativeExpression::operator=(NativeExpression&&) noexcept = def
 NativeExpression::~NativeExpression() = default;
 
 std::optional<NativeExpression> NativeExpression::parse(const std::string& source) {
+  // libjq reads expressions as C strings, up to a NUL: the two engines would read different expressions.
+  if (source.find('\0') != std::string::npos) return std::nullopt;
   Parser parser(source);
   NodePtr root = parser.parse();
   if (!root) return std::nullopt;

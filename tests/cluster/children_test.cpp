@@ -120,7 +120,8 @@ TEST_CASE("pods made by kube-controller-manager carry their top-level workload's
   SECTION("LeaderWorkerSet -> StatefulSets and Pods (the real LWS controller)") {
     const std::string lws = create(ns, std::string(R"({"apiVersion":"leaderworkerset.x-k8s.io/v1",
       "kind":"LeaderWorkerSet","metadata":{"name":"serve"},"spec":{"replicas":2,"leaderWorkerTemplate":{"size":2,
-      "workerTemplate":{"spec":{"containers":)") + kContainer + "}}}}}");
+      "workerTemplate":{"spec":{"containers":)") +
+                                           kContainer + "}}}}}");
     simdjson::dom::parser parser;
     simdjson::dom::element stored;
     REQUIRE(parser.parse(lws).get(stored) == simdjson::SUCCESS);

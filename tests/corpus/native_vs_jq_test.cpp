@@ -3,29 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include "mapper/definition.h"
+#include "tests/support/engine_compare.h"
 #include "tests/support/test_support.h"
 
 using namespace wm;
-
-namespace {
-
-std::string values(const EvalResult& r, bool with_pointers) {
-  std::string out;
-  for (const auto& v : r.values) {
-    out += v.json();
-    if (with_pointers) out += "@" + (v.has_pointer ? v.pointer : std::string("-"));
-    out += "\n";
-  }
-  return out + (r.ok() ? "" : "<error>");
-}
-
-bool all_unlocated(const EvalResult& r) {
-  for (const auto& v : r.values)
-    if (v.has_pointer) return false;
-  return true;
-}
-
-}  // namespace
 
 TEST_CASE("native path evaluation and libjq agree on the whole corpus") {
   std::vector<test::ParsedObject> objects;
@@ -46,12 +27,10 @@ TEST_CASE("native path evaluation and libjq agree on the whole corpus") {
           auto native = path->evaluate_native(*object.doc, pointers);
           if (!native) continue;  // deferred to jq at run time: nothing to compare
           EvalResult jq = path->evaluate_jq(*object.doc, pointers);
-          // jq's path() is all-or-nothing: when any output is computed, none has a location, where
-          // the native engine still locates the others. Then only the values are compared.
-          bool compare_pointers = pointers && !all_unlocated(jq);
           INFO(definition->name << " " << field << ": " << path->source() << "\non " << object.source.file << ":"
                                 << object.source.line << (pointers ? " (with pointers)" : ""));
-          CHECK(values(*native, compare_pointers) == values(jq, compare_pointers));
+          const auto [native_text, jq_text] = test::comparable_pair(*native, jq, pointers);
+          CHECK(native_text == jq_text);
           ++comparisons;
         }
       }

@@ -6,6 +6,7 @@
 
 #include "mapper/definition_loader.h"
 #include "mapper/documents.h"
+#include "tests/support/engine_compare.h"
 #include "tests/support/test_support.h"
 #include "webhook/admission.h"
 
@@ -46,5 +47,23 @@ TEST_CASE("fuzzer regressions: AdmissionReviews get an answer") {
     auto result = webhook::review(webhook::Endpoint::Mutate, body, state, parser);
     CHECK((result.http_status == 200 || result.http_status == 400));
     CHECK_FALSE(result.body.empty());
+  }
+}
+
+TEST_CASE("fuzzer regressions: the native evaluator and libjq agree") {
+  for (const auto& [name, text] : inputs("native_vs_jq")) {
+    INFO(name);
+    auto input = test::split_case(text);
+    REQUIRE(input);
+    if (!NativeExpression::parse(input->expression)) continue;  // not native: nothing to compare
+    std::string error;
+    auto path = PathExpression::compile(input->expression, error);
+    INFO("the native subset takes " << input->expression << ", which jq refuses: " << error);
+    REQUIRE(path);
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parser.parse(input->document.data(), input->document.size()).get(root) != simdjson::SUCCESS) continue;
+    if (test::has_duplicate_keys(root)) continue;
+    CHECK(test::disagreement(*path, root) == "");
   }
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
+#include "mapper/definition_loader.h"
 #include "mapper/jq_watchdog.h"
 #include "mapper/path_expression.h"
 #include "tests/support/test_support.h"
@@ -121,6 +122,40 @@ TEST_CASE("expressions outside the subset are left to jq") {
   agree(".a[-1]", obj, false);
   agree("..", obj, false);
   agree(".a | map(. * 2)", obj, false);
+}
+
+TEST_CASE("variable names follow jq's identifiers, so jq refuses what the native subset refuses") {
+  CHECK(NativeExpression::parse(". as $_x1 | $_x1"));
+  // Found by fuzz_native_vs_jq: a name starting with a digit was taken natively, and so never compiled by jq.
+  CHECK_FALSE(NativeExpression::parse(". as $8ob | ."));
+  std::string error;
+  CHECK_FALSE(PathExpression::compile(". as $8ob | .", error));
+  CHECK_FALSE(error.empty());
+}
+
+TEST_CASE("white space is jq 1.6's: spaces, tabs and newlines") {
+  CHECK(NativeExpression::parse(".a |\t.b\n// 1"));
+  // Found by fuzz_native_vs_jq: isspace() also took these, which jq's lexer refuses.
+  for (const char* other : {"\f", "\v", "\r"}) {
+    INFO("separator " << static_cast<int>(other[0]));
+    CHECK_FALSE(NativeExpression::parse(std::string(".a") + other + "// 1"));
+    std::string error;
+    CHECK_FALSE(PathExpression::compile(std::string(".a") + other + "// 1", error));
+  }
+}
+
+TEST_CASE("an expression with a NUL is refused: jq would read only what comes before it") {
+  // Found by fuzz_native_vs_jq: NULs inside a string literal were taken natively.
+  CHECK_FALSE(NativeExpression::parse(std::string(".a == \"c\0d\"", 11)));
+  DefinitionLoad load = load_definitions(
+      std::string("apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {name: x}\nspec:\n  structureDefinition:\n"
+                  "    rootComponent:\n      name: r\n      kind: {group: g, version: v1, kind: K}\n"
+                  "      specDefinition: {podTemplateSpecPath: \".spec.\\0template\"}\n"),
+      "nul.yaml");
+  std::string messages;
+  for (const auto& e : load.errors) messages += e.str() + "\n";
+  INFO(messages);
+  CHECK_THAT(messages, Catch::Contains("specDefinition.podTemplateSpecPath: jq expression contains a NUL character"));
 }
 
 TEST_CASE("arithmetic on strings falls back to jq at run time") {
