@@ -2,7 +2,7 @@
 # The whole test suite again, built with clang's AddressSanitizer and UndefinedBehaviorSanitizer,
 # then a short libFuzzer run of each target (FUZZ_SECONDS, default 30) seeded from the corpus.
 # A crash fails the run and leaves the input in build-sanitize/fuzz/<target>-crash-*: copy it to
-# tests/fuzz/regressions/<admission|definitions|native_vs_jq>/ so that every later run replays it.
+# tests/fuzz/regressions/<admission|definitions|native_vs_jq|policy>/ so that every later run replays it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --fuzz
@@ -16,7 +16,7 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 ctest --test-dir $build --output-on-failure --timeout 900 -j "$(nproc)"
 
 work=$build/fuzz
-targets=(admission definitions native_vs_jq)
+targets=(admission definitions native_vs_jq policy)
 rm -rf "$work"
 for target in "${targets[@]}"; do mkdir -p "$work/seeds-$target" "$work/$target"; done
 for f in ../shared/corpus/upstream/*/*.yaml examples/*.yaml; do
@@ -30,7 +30,10 @@ for review in "$work"/seeds-admission/*.json; do
   jq -c '.request.object // empty' "$review" > "$work/objects/$(basename "$review")" 2>/dev/null || true
 done
 $build/tests/fuzz/make_native_vs_jq_seeds "$work/seeds-native_vs_jq" "$work"/objects/*.json
-if [[ -d tests/fuzz/regressions/native_vs_jq ]]; then cp tests/fuzz/regressions/native_vs_jq/* "$work/seeds-native_vs_jq/"; fi
+for target in native_vs_jq policy; do
+  if [[ -d tests/fuzz/regressions/$target ]]; then cp tests/fuzz/regressions/$target/* "$work/seeds-$target/"; fi
+done
+cp manifests/base/policy.yaml "$work/seeds-policy/"
 for target in "${targets[@]}"; do
   echo "fuzzing $target for ${seconds}s"
   (cd "$work" && ../tests/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 \
