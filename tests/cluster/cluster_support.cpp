@@ -9,7 +9,6 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "tests/support/test_support.h"
@@ -19,13 +18,6 @@ extern char** environ;
 namespace wm::test {
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Standard input, output and error go through files, so neither side can block the other on a full pipe.
 struct SpawnFiles {
@@ -140,7 +132,7 @@ const char* const kProbePod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"na
 
 }  // namespace
 
-void register_webhooks(const std::string& overlay, uint16_t port, const std::string& ca_file, bool wait_until_called) {
+void register_webhooks(const std::string& overlay, uint16_t port, const std::string& ca_file) {
   const Cluster& c = Cluster::get();
   CommandResult rendered = c.kubectl({"kustomize", source_path("manifests/" + overlay)});
   INFO(rendered.err);
@@ -165,7 +157,6 @@ void register_webhooks(const std::string& overlay, uint16_t port, const std::str
   CommandResult applied = c.kubectl({"apply", "--server-side", "--force-conflicts", "-f", "-"}, configurations);
   INFO(applied.err);
   REQUIRE(applied.status == 0);
-  if (!wait_until_called) return;
 
   // The API server picks up webhook configurations from an informer: wait until it calls this one.
   static const std::string probe_namespace = make_namespace("webhook-probe", true);
@@ -226,11 +217,6 @@ bool eventually(const std::function<bool()>& check, std::chrono::milliseconds ti
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(every);
   }
-}
-
-std::string json_string(simdjson::dom::element e, std::string_view pointer) {
-  std::string_view s;
-  return e.at_pointer(pointer).get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
 }
 
 }  // namespace wm::test

@@ -43,10 +43,8 @@ void create_namespace(const std::string& name, bool for_pods = false);
 
 // Renders manifests/<overlay> with `kubectl kustomize`, points both webhooks' clientConfig at
 // https://127.0.0.1:<port><path> with `ca_file` as caBundle, applies them, and waits until the API server
-// calls the webhook (a server-side dry run of a Pod comes back edited). The webhook must be up unless
-// `wait_until_called` is false.
-void register_webhooks(const std::string& overlay, uint16_t port, const std::string& ca_file,
-                       bool wait_until_called = true);
+// calls the webhook (a server-side dry run of a Pod comes back edited): the webhook must be up.
+void register_webhooks(const std::string& overlay, uint16_t port, const std::string& ca_file);
 void unregister_webhooks();
 
 // `workload-map serve` with a policy file of its own, registered with the API server through
@@ -68,7 +66,5 @@ class RegisteredWebhook {
 // Repeats `check` until it is true or `timeout` passes; returns its last answer.
 bool eventually(const std::function<bool()>& check, std::chrono::milliseconds timeout,
                 std::chrono::milliseconds every = std::chrono::milliseconds(200));
-
-std::string json_string(simdjson::dom::element e, std::string_view pointer);  // "" when absent
 
 }  // namespace wm::test

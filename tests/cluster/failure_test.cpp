@@ -29,7 +29,7 @@ std::string stored_scheduler(const CommandResult& created) {
   simdjson::dom::parser parser;
   simdjson::dom::element e;
   REQUIRE(parser.parse(created.out).get(e) == simdjson::SUCCESS);
-  return json_string(e, "/spec/template/spec/schedulerName");
+  return string_at(e, "/spec/template/spec/schedulerName");
 }
 
 std::string default_policy() {
@@ -115,15 +115,15 @@ TEST_CASE("UPDATEs: scaling a stored RayCluster, and editing a Job whose pod tem
     INFO(created.err);
     REQUIRE(created.status == 0);
     auto before = cluster.get_json(parser, {"get", "raycluster", "-n", ns});
-    const std::string name = json_string(before, "/items/0/metadata/name");
-    const std::string pods_before = json_string(before, "/items/0/metadata/annotations/workload-map.io~1pods");
+    const std::string name = string_at(before, "/items/0/metadata/name");
+    const std::string pods_before = string_at(before, "/items/0/metadata/annotations/workload-map.io~1pods");
     CommandResult scaled = cluster.kubectl({"patch", "raycluster", name, "-n", ns, "--type", "json", "-p",
                                             R"([{"op":"replace","path":"/spec/workerGroupSpecs/0/replicas","value":3},
                                                 {"op":"replace","path":"/spec/workerGroupSpecs/0/maxReplicas","value":5}])"});
     INFO(scaled.err);
     REQUIRE(scaled.status == 0);
     auto after = cluster.get_json(parser, {"get", "raycluster", name, "-n", ns});
-    CHECK(std::stoi(json_string(after, "/metadata/annotations/workload-map.io~1pods")) == std::stoi(pods_before) + 2);
+    CHECK(std::stoi(string_at(after, "/metadata/annotations/workload-map.io~1pods")) == std::stoi(pods_before) + 2);
   }
   SECTION("a Job's labels edited after the policy added a pod label") {
     CommandResult created = create(ns, R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"fixed"},

@@ -55,9 +55,9 @@ TEST_CASE("the 12-GPU JobSet is refused under an 8-GPU limit and admitted under 
   REQUIRE(admitted.status == 0);
   simdjson::dom::parser parser;
   auto stored = cluster.get_json(parser, {"get", "jobset", "train", "-n", ns});
-  CHECK(json_string(stored, "/metadata/annotations/workload-map.io~1gang-size") == "3");
-  CHECK(json_string(stored, "/metadata/labels/kai.scheduler~1queue") == "team-a");
+  CHECK(string_at(stored, "/metadata/annotations/workload-map.io~1gang-size") == "3");
+  CHECK(string_at(stored, "/metadata/labels/kai.scheduler~1queue") == "team-a");
   for (const char* job : {"0", "1"})
-    CHECK(json_string(stored, std::string("/spec/replicatedJobs/") + job +
-                                  "/template/spec/template/spec/schedulerName") == "kai-scheduler");
+    CHECK(string_at(stored, std::string("/spec/replicatedJobs/") + job +
+                                "/template/spec/template/spec/schedulerName") == "kai-scheduler");
 }

@@ -39,10 +39,4 @@ std::string kubectl_apply(const std::string& object_json, const std::string& pat
   return out;
 }
 
-std::string string_at(simdjson::dom::element root, const std::string& pointer) {
-  std::string_view s;
-  if (root.at_pointer(pointer).get_string().get(s) != simdjson::SUCCESS) return "<missing>";
-  return std::string(s);
-}
-
 }  // namespace wm::test

@@ -20,6 +20,4 @@ MutateAnswer parse_answer(const std::string& body);
 // Applies `patch` to `object_json` with kubectl's JSON Patch; returns the patched object (REQUIREs success).
 std::string kubectl_apply(const std::string& object_json, const std::string& patch);
 
-std::string string_at(simdjson::dom::element root, const std::string& pointer);
-
 }  // namespace wm::test

@@ -112,12 +112,7 @@ int ServerProcess::stop(int seconds) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-std::string ServerProcess::log() const {
-  std::ifstream in(log_file_);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string ServerProcess::log() const { return read_file(log_file_); }
 
 HttpsClient::HttpsClient(uint16_t port, const std::string& ca_file) : ctx_(ssl::context::tls_client) {
   ctx_.load_verify_file(ca_file);
@@ -166,10 +161,7 @@ std::string admission_review(const std::string& object_json, const std::string& 
 }
 
 std::string policy_with_rules(const std::string& rules) {
-  std::ifstream in(source_path("manifests/base/policy.yaml"));
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string policy = text.str();
+  const std::string policy = read_file(source_path("manifests/base/policy.yaml"));
   return policy.substr(0, policy.find("\nrules:")) + "\nrules:\n" + rules;
 }
 

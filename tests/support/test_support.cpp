@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace wm::test {
 
@@ -98,6 +99,19 @@ std::string write_temp(const std::string& name, const std::string& content) {
   std::string path = dir + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string string_at(simdjson::dom::element root, const std::string& pointer) {
+  std::string_view s;
+  if (root.at_pointer(pointer).get_string().get(s) != simdjson::SUCCESS) return "<missing>";
+  return std::string(s);
 }
 
 }  // namespace wm::test

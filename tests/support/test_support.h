@@ -36,5 +36,8 @@ std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string&
 int run(const std::string& command, std::string& output);
 bool have_command(const std::string& name);
 std::string write_temp(const std::string& name, const std::string& content);
+std::string read_file(const std::string& path);  // "" when it cannot be read
+// The string at `pointer`, or "<missing>" when there is none.
+std::string string_at(simdjson::dom::element root, const std::string& pointer);
 
 }  // namespace wm::test
