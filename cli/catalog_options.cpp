@@ -1,6 +1,8 @@
 #include "cli/catalog_options.h"
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace wm::cli {
 
@@ -33,6 +35,22 @@ std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs) {
   for (const auto& e : errors) std::cerr << e.str() << "\n";
   if (!errors.empty()) return std::nullopt;
   return catalog;
+}
+
+
+std::optional<webhook::Policy> load_policy(const std::string& file) {
+  if (file.empty()) return webhook::Policy::builtin();
+  std::ifstream in(file);
+  if (!in) {
+    std::cerr << file << ": cannot open the policy file\n";
+    return std::nullopt;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  Diagnostics problems;
+  auto policy = webhook::Policy::load(text.str(), file, problems);
+  for (const auto& p : problems) std::cerr << p.str() << "\n";
+  return policy;
 }
 
 }  // namespace wm::cli

@@ -1,4 +1,5 @@
-// --definitions DIR (repeatable): directories whose definitions extend or override the embedded catalog.
+// --definitions DIR (repeatable): directories whose definitions extend or override the embedded catalog;
+// --policy FILE: a policy instead of the built-in one.
 #pragma once
 
 #include <optional>
@@ -6,6 +7,7 @@
 #include <vector>
 
 #include "mapper/catalog.h"
+#include "webhook/policy.h"
 
 namespace wm::cli {
 
@@ -13,5 +15,7 @@ namespace wm::cli {
 bool take_definition_dirs(std::vector<std::string>& args, std::vector<std::string>& dirs);
 // The embedded catalog merged with `dirs`; prints problems to stderr and returns nothing on any.
 std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs);
+// The policy in `file`, or the built-in one when `file` is empty; prints problems to stderr.
+std::optional<webhook::Policy> load_policy(const std::string& file);
 
 }  // namespace wm::cli

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "cli/workloads.h"
+#include "mapper/gangs.h"
 #include "mapper/resources.h"
 #include "mapper/view_json.h"
 #include "mapper/workload_view.h"
@@ -57,6 +58,18 @@ void print_table(const WorkloadView& view, const Workload& w) {
   std::cout << "\n";
 }
 
+// Each gang by itself, under the name its pods and PodGroup get at admission.
+void name_gangs_as_profile(WorkloadView& view) {
+  const std::string workload = view.name.empty() ? view.generate_name : view.name;
+  std::vector<GangGroupView> named;
+  for (const auto& g : view.gangs)
+    for (auto& one : expanded_gangs({g}, 10000)) {
+      one.name = view.gangs.size() <= 1 && g.copies <= 1 ? workload : workload + "-" + one.name;
+      named.push_back(std::move(one));
+    }
+  view.gangs = std::move(named);
+}
+
 }  // namespace
 
 int inspect(const Args& raw) {
@@ -65,6 +78,7 @@ int inspect(const Args& raw) {
   if (!take_definition_dirs(args, dirs)) return kUsage;
   bool json = false;
   ViewOptions options;
+  std::string profile_name, policy_file;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-o" && i + 1 < args.size()) {
       std::string format = args[++i];
@@ -75,6 +89,9 @@ int inspect(const Args& raw) {
       json = format == "json";
     } else if (args[i] == "--status") {
       options.status = true;
+    } else if ((args[i] == "--profile" || args[i] == "--policy") && i + 1 < args.size()) {
+      (args[i] == "--profile" ? profile_name : policy_file) = args[i + 1];
+      ++i;
     } else if (!args[i].empty() && args[i][0] == '-') {
       std::cerr << "inspect: unknown option " << args[i] << "\n";
       return kUsage;
@@ -83,11 +100,32 @@ int inspect(const Args& raw) {
     }
   }
   if (files.empty()) {
-    std::cerr << "usage: workload-map inspect [-o json] [--status] [--definitions DIR] FILE...\n";
+    std::cerr << "usage: workload-map inspect [-o json] [--status] [--profile NAME [--policy FILE]] "
+                 "[--definitions DIR] FILE...\n";
     return kUsage;
   }
   auto catalog = load_catalog(dirs);
   if (!catalog) return kInvalid;
+  // A scheduler profile decides how gangs are counted and named; the built-in policy holds the shipped ones.
+  std::optional<webhook::Policy> policy;
+  const webhook::SchedulerProfile* profile = nullptr;
+  if (!profile_name.empty() || !policy_file.empty()) {
+    policy = load_policy(policy_file);
+    if (!policy) return kInvalid;
+    if (profile_name.empty()) {
+      std::cerr << "inspect: --policy needs --profile NAME\n";
+      return kUsage;
+    }
+    profile = policy->profile(profile_name);
+    if (!profile) {
+      std::cerr << "inspect: no profile " << profile_name << " in " << (policy_file.empty() ? "the built-in policy" : policy_file)
+                << "; it has:";
+      for (const auto& name : policy->profile_names()) std::cerr << " " << name;
+      std::cerr << "\n";
+      return kUsage;
+    }
+    options.gang_rule = profile->gang_rule;
+  }
 
   bool first = true;
   if (json) std::cout << "[";
@@ -108,8 +146,13 @@ int inspect(const Args& raw) {
     if (w.match.other_version)
       view.warnings.insert(view.warnings.begin(), "no definition for " + w.api_version + "; used the one for " +
                                                       w.match.definition->gvk.api_version());
+    if (profile) name_gangs_as_profile(view);
     if (json) {
-      std::cout << (first ? "" : ",") << view_json(view);
+      std::string out = view_json(view);
+      if (profile)  // the profile and its rule first, then the view
+        out = R"({"profile":")" + profile->name + R"(","gangRule":")" + gang_rule_name(profile->gang_rule) + "\"," +
+              out.substr(1);
+      std::cout << (first ? "" : ",") << out;
       first = false;
     } else {
       print_table(view, w);

@@ -65,6 +65,7 @@ struct ComponentDefinition {
   std::optional<SpecDefinition> spec;
   std::optional<ScaleDefinition> scale;
   Path instance_id;
+  std::string replica_key_path;  // podSelector.replicaSelector.keyPath: what tells this component's replicas apart
   std::optional<StatusDefinition> status;
   int line = 0;
 
@@ -82,13 +83,31 @@ struct PodGroupDefinition {
   std::vector<PodGroupMember> members;
 };
 
+// Where the pods of a gang or sub-group must land (KAI's topology-aware scheduling).
+struct TopologyConstraint {
+  std::string topology_name, required_level, preferred_level;
+};
+
+// gangScheduling.podGroup, upstream's newer format: one gang for the workload, with a sub-group per listed
+// component (each its own minimum), instead of the older podGroups list.
+struct GangPodGroupDefinition {
+  std::string name;
+  struct SubGroup {
+    std::string component;
+    std::optional<TopologyConstraint> topology;
+  };
+  std::vector<SubGroup> sub_groups;
+  std::optional<TopologyConstraint> topology;
+};
+
 struct Definition {
   std::string name;                             // metadata.name
   std::string file;                             // where it was read from, for messages
   GroupVersionKind gvk;                         // the root component's kind
   std::vector<ComponentDefinition> components;  // root first, then children in file order
   std::vector<GroupVersionKind> child_kinds;    // additionalChildKinds: made by the workload, not components
-  std::vector<PodGroupDefinition> pod_groups;
+  std::vector<PodGroupDefinition> pod_groups;     // gangScheduling.podGroups (older format)
+  std::optional<GangPodGroupDefinition> pod_group;  // gangScheduling.podGroup (newer; wins when both are set)
 
   const ComponentDefinition& root() const { return components.front(); }
   const ComponentDefinition* component(const std::string& name) const;

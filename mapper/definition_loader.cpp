@@ -219,9 +219,11 @@ class DefinitionReader {
     if (optimization.IsDefined() && r_.map(optimization, "spec.optimizationInstructions", {"gangScheduling"})) {
       YAML::Node gang = optimization["gangScheduling"];
       const std::string gf = "spec.optimizationInstructions.gangScheduling";
-      if (gang.IsDefined() && r_.map(gang, gf, {"podGroups"}))
+      if (gang.IsDefined() && r_.map(gang, gf, {"podGroups", "podGroup"})) {
         r_.sequence(gang, "podGroups", gf,
                     [&](const YAML::Node& n, const std::string& f) { def.pod_groups.push_back(pod_group(n, f, def)); });
+        if (gang["podGroup"].IsDefined()) def.pod_group = gang_pod_group(gang["podGroup"], gf + ".podGroup", def);
+      }
     }
     return def;
   }
@@ -272,7 +274,7 @@ class DefinitionReader {
                                   r_.path(s, "maxReplicasPath", sf)};
     }
     c.instance_id = r_.path(node, "instanceIdPath", field);
-    bool instance_selector = pod_selector(node["podSelector"], field + ".podSelector");
+    bool instance_selector = pod_selector(node["podSelector"], field + ".podSelector", c);
     if (c.instance_id && !instance_selector)
       r_.error(node["instanceIdPath"], c.line, field + ".instanceIdPath",
                "component '" + c.name + "' has an instanceIdPath but its podSelector has no componentInstanceSelector");
@@ -326,7 +328,7 @@ class DefinitionReader {
   }
 
   // Pod selectors match running pods, which admission never sees; they are checked, not used.
-  bool pod_selector(const YAML::Node& node, const std::string& field) {
+  bool pod_selector(const YAML::Node& node, const std::string& field, ComponentDefinition& c) {
     if (!node.IsDefined()) return false;
     if (!r_.map(node, field, {"componentTypeSelector", "componentInstanceSelector", "replicaSelector"})) return false;
     if (YAML::Node t = node["componentTypeSelector"]; t.IsDefined()) {
@@ -342,7 +344,7 @@ class DefinitionReader {
     }
     if (YAML::Node rs = node["replicaSelector"]; rs.IsDefined()) {
       const std::string rf = field + ".replicaSelector";
-      if (r_.map(rs, rf, {"keyPath"})) r_.path(rs, "keyPath", rf, true);
+      if (r_.map(rs, rf, {"keyPath"}) && r_.path(rs, "keyPath", rf, true)) c.replica_key_path = rs["keyPath"].Scalar();
     }
     return node["componentInstanceSelector"].IsDefined();
   }
@@ -444,6 +446,38 @@ class DefinitionReader {
       g.members.push_back(std::move(member));
     });
     if (g.members.empty()) r_.error(node, Reader::line_of(node), field + ".members", "a pod group needs members");
+    return g;
+  }
+
+  std::optional<TopologyConstraint> topology(const YAML::Node& parent, const std::string& field) {
+    YAML::Node node = parent["topology"];
+    if (!node.IsDefined()) return std::nullopt;
+    const std::string f = field + ".topology";
+    if (!r_.map(node, f, {"topologyName", "requiredTopologyLevel", "preferredTopologyLevel"})) return std::nullopt;
+    return TopologyConstraint{r_.string(node, "topologyName", f, true).value_or(""),
+                              r_.string(node, "requiredTopologyLevel", f, true).value_or(""),
+                              r_.string(node, "preferredTopologyLevel", f, true).value_or("")};
+  }
+
+  GangPodGroupDefinition gang_pod_group(const YAML::Node& node, const std::string& field, const Definition& def) {
+    GangPodGroupDefinition g;
+    if (!r_.map(node, field, {"name", "subGroups", "topology"})) return g;
+    g.name = r_.string(node, "name", field, true).value_or("");
+    g.topology = topology(node, field);
+    r_.sequence(node, "subGroups", field, [&](const YAML::Node& n, const std::string& f) {
+      if (!r_.map(n, f, {"componentName", "topology"})) return;
+      GangPodGroupDefinition::SubGroup sub;
+      sub.component = r_.string(n, "componentName", f, true).value_or("");
+      if (!sub.component.empty() && !def.component(sub.component))
+        r_.error(n["componentName"], 0, f + ".componentName",
+                 "sub-group component '" + sub.component + "' is not defined");
+      for (const auto& other : g.sub_groups)
+        if (other.component == sub.component)
+          r_.error(n["componentName"], 0, f + ".componentName",
+                   "component '" + sub.component + "' is already a sub-group");
+      sub.topology = topology(n, f);
+      g.sub_groups.push_back(std::move(sub));
+    });
     return g;
   }
 

@@ -1,5 +1,6 @@
 #include "mapper/view_json.h"
 
+#include "mapper/gangs.h"
 #include "mapper/json_writer.h"
 
 namespace wm {
@@ -32,7 +33,45 @@ void strings(std::string& out, const char* k, const std::vector<std::string>& li
   out.push_back(']');
 }
 
+void topology_field(std::string& out, const std::optional<TopologyConstraint>& t) {
+  if (!t) return;
+  key(out, "topology");
+  out.push_back('{');
+  string_field(out, "topologyName", t->topology_name);
+  if (!t->required_level.empty()) string_field(out, "requiredTopologyLevel", t->required_level);
+  if (!t->preferred_level.empty()) string_field(out, "preferredTopologyLevel", t->preferred_level);
+  out.push_back('}');
+}
+
+constexpr size_t kMaxGangsShown = 10000;
+
 }  // namespace
+
+std::string gangs_json(const std::vector<GangGroupView>& gangs) {
+  std::string out = "[";
+  for (size_t i = 0; i < gangs.size(); ++i) {
+    const GangGroupView& g = gangs[i];
+    if (i) out.push_back(',');
+    out.push_back('{');
+    string_field(out, "name", g.name);
+    strings(out, "members", g.members);
+    number_field(out, "minMember", g.min_member);
+    topology_field(out, g.topology);
+    key(out, "subGroups");
+    out.push_back('[');
+    for (size_t j = 0; j < g.sub_groups.size(); ++j) {
+      if (j) out.push_back(',');
+      out.push_back('{');
+      string_field(out, "name", g.sub_groups[j].name);
+      string_field(out, "component", g.sub_groups[j].component);
+      number_field(out, "minMember", g.sub_groups[j].min_member);
+      topology_field(out, g.sub_groups[j].topology);
+      out.push_back('}');
+    }
+    out += "]}";
+  }
+  return out + "]";
+}
 
 std::string resources_json(const ResourceList& list) {
   std::string out = "{";
@@ -92,16 +131,7 @@ std::string view_json(const WorkloadView& view) {
   }
   out.push_back(']');
   key(out, "gangs");
-  out.push_back('[');
-  for (size_t i = 0; i < view.gangs.size(); ++i) {
-    if (i) out.push_back(',');
-    out.push_back('{');
-    string_field(out, "name", view.gangs[i].name);
-    strings(out, "members", view.gangs[i].members);
-    number_field(out, "minMember", view.gangs[i].min_member);
-    out.push_back('}');
-  }
-  out.push_back(']');
+  out += gangs_json(expanded_gangs(view.gangs, kMaxGangsShown));
   if (!view.phases.empty()) strings(out, "phases", view.phases);
   strings(out, "warnings", view.warnings);
   return out + "}";

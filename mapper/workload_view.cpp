@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mapper/gangs.h"
 #include "mapper/json_pointer.h"
 #include "mapper/resources.h"
 #include "mapper/status.h"
@@ -43,7 +44,7 @@ struct Stream {
 
 class ViewBuilder {
  public:
-  ViewBuilder(const Definition& def, ObjectDocument& doc, WorkloadView& view) : def_(def), doc_(doc), view_(view) {}
+  ViewBuilder(ObjectDocument& doc, WorkloadView& view) : doc_(doc), view_(view) {}
 
   Stream eval(const Path& path, const ComponentDefinition& c, const char* field, bool pointers) {
     Stream s;
@@ -205,35 +206,7 @@ class ViewBuilder {
     return out;
   }
 
-  // Pods of a component and all components under it.
-  // `members` doubles as the set of components seen: there are a handful.
-  long long pods_under(const std::string& name, std::vector<std::string>& members) {
-    if (std::find(members.begin(), members.end(), name) != members.end()) return 0;
-    members.push_back(name);
-    long long pods = 0;
-    for (const auto& c : view_.components) {
-      if (c.name == name)
-        for (const auto& i : c.instances) pods += i.pods;
-      if (c.owner == name) pods += pods_under(c.name, members);
-    }
-    return pods;
-  }
-
-  void gangs() {
-    for (const auto& group : def_.pod_groups) {
-      GangGroupView g{group.name, {}, 0};
-      for (const auto& m : group.members) g.min_member += pods_under(m.component, g.members);
-      view_.gangs.push_back(std::move(g));
-    }
-    if (def_.pod_groups.empty()) {
-      GangGroupView g{def_.root().name, {}, 0};
-      g.min_member = pods_under(def_.root().name, g.members);
-      view_.gangs.push_back(std::move(g));
-    }
-  }
-
  private:
-  const Definition& def_;
   ObjectDocument& doc_;
   WorkloadView& view_;
 };
@@ -262,14 +235,14 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   view.namespace_name = metadata_string(root, "namespace");
   view.generate_name = metadata_string(root, "generateName");
 
-  ViewBuilder builder(definition, doc, view);
+  ViewBuilder builder(doc, view);
   for (const auto& c : definition.components) view.components.push_back(builder.component(c));
   for (const auto& c : view.components)
     for (const auto& i : c.instances) {
       view.total_pods += i.pods;
       add_into(view.total_requests, i.total_requests);
     }
-  builder.gangs();
+  view.gangs = compute_gangs(definition, view.components, options.gang_rule);
   if (options.status && definition.root().status)
     view.phases = evaluate_status(*definition.root().status, doc, view.warnings);
   return view;

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mapper/definition.h"
@@ -44,10 +45,28 @@ struct ComponentView {
   std::vector<InstanceView> instances;
 };
 
+// How a scheduler counts a gang's minimum (a scheduler profile names one; see mapper/gangs.h).
+enum class GangRule {
+  Minimum,  // each instance's minReplicasPath where the definition has one, else all its pods
+  AllPods,  // every pod the workload starts
+};
+const char* gang_rule_name(GangRule rule);
+std::optional<GangRule> gang_rule_from_name(std::string_view name);
+
+struct GangSubGroupView {
+  std::string name;       // the instance id, or the component name
+  std::string component;  // the sub-group's component
+  long long min_member = 0;
+  std::optional<TopologyConstraint> topology;
+};
+
 struct GangGroupView {
   std::string name;
   std::vector<std::string> members;  // component names, descendants included
   long long min_member = 0;          // pods that must start together
+  std::vector<GangSubGroupView> sub_groups;
+  std::optional<TopologyConstraint> topology;
+  long long copies = 1;  // identical gangs, one per replica of the grouping component (LeaderWorkerSet groups)
 };
 
 struct WorkloadView {
@@ -66,6 +85,7 @@ struct WorkloadView {
 
 struct ViewOptions {
   bool status = false;  // evaluate the status mappings (not needed at admission)
+  GangRule gang_rule = GangRule::Minimum;
 };
 
 WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});

@@ -2,6 +2,7 @@
 
 #include <boost/beast/core/detail/base64.hpp>
 
+#include "mapper/gangs.h"
 #include "mapper/json_writer.h"
 #include "mapper/pod_edits.h"
 #include "mapper/resources.h"
@@ -103,10 +104,6 @@ const GangGroupView* gang_of(const WorkloadView& view, const std::string& compon
   return nullptr;
 }
 
-std::string gang_name(const WorkloadView& view, const std::string& base, const GangGroupView* gang) {
-  if (!gang || view.gangs.size() <= 1) return base;
-  return base + "-" + gang->name;
-}
 
 // Renders `templates` into `out` from position `at` on, reusing the strings already there (the same
 // edits are rendered once per pod template).
@@ -135,7 +132,7 @@ class Reviewer {
       : req_(req), rule_(rule), view_(view), doc_(doc) {
     name_ = workload_base_name(view, req.uid);
     queue_ = queue_for(rule, req.object).value_or("");
-    for (const auto& g : view.gangs) gang_names_.push_back(gang_name(view, name_, &g));
+    for (const auto& g : view.gangs) gang_names_.push_back(gang_object_name(name_, view.gangs, g));
     values_.name = name_;
     namespace_name_ = req.namespace_name.empty() ? view.namespace_name : std::string(req.namespace_name);
     values_.namespace_name = namespace_name_;
@@ -341,7 +338,9 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   if (controlled_by_known_kind(req.object, *state.catalog)) return allow("controlled");
 
   ObjectDocument doc(req.object);
-  WorkloadView view = build_view(*match.definition, doc);
+  ViewOptions options;
+  if (rule->profile) options.gang_rule = rule->profile->gang_rule;
+  WorkloadView view = build_view(*match.definition, doc, options);
   std::vector<std::string> warnings;
   if (match.other_version)
     warnings.push_back("workload-map: no definition for " + std::string(req.api_version) + " " + view.gvk.kind +

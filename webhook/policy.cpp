@@ -163,11 +163,19 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
   for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map)) {
     const std::string field = "schedulerProfiles." + e.first.Scalar();
     if (!r.keys(e.second, field,
-                {"schedulerName", "podLabels", "podAnnotations", "workloadLabels", "workloadAnnotations", "overrides"}))
+                {"schedulerName", "gangRule", "podLabels", "podAnnotations", "workloadLabels", "workloadAnnotations",
+                 "overrides"}))
       continue;
     auto profile = std::make_unique<SchedulerProfile>();
     profile->name = e.first.Scalar();
     profile->edits = r.edits(e.second, field);
+    if (YAML::Node rule = e.second["gangRule"]; rule.IsDefined()) {
+      auto parsed = rule.IsScalar() ? gang_rule_from_name(rule.Scalar()) : std::nullopt;
+      if (parsed)
+        profile->gang_rule = *parsed;
+      else
+        r.error(rule, field + ".gangRule", "must be minimum or all-pods");
+    }
     YAML::Node overrides = e.second["overrides"];
     for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
       const std::string of = field + ".overrides[" + std::to_string(i) + "]";
@@ -225,6 +233,18 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
   }
   if (errors.size() != before) return std::nullopt;
   return policy;
+}
+
+const SchedulerProfile* Policy::profile(std::string_view name) const {
+  for (const auto& p : profiles_)
+    if (p->name == name) return p.get();
+  return nullptr;
+}
+
+std::vector<std::string> Policy::profile_names() const {
+  std::vector<std::string> out;
+  for (const auto& p : profiles_) out.push_back(p->name);
+  return out;
 }
 
 Policy Policy::builtin() {

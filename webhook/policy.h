@@ -10,6 +10,7 @@
 
 #include "mapper/diagnostic.h"
 #include "mapper/quantity.h"
+#include "mapper/workload_view.h"
 #include "webhook/value_template.h"
 
 namespace wm::webhook {
@@ -24,6 +25,7 @@ struct ProfileEdits {
 struct SchedulerProfile {
   std::string name;
   ProfileEdits edits;
+  GangRule gang_rule = GangRule::Minimum;  // how this scheduler counts a gang's minimum
   struct Override {
     std::vector<std::string> kinds;  // "Pod" or "group/Kind"
     ProfileEdits edits;              // already merged over the profile's
@@ -63,6 +65,8 @@ class Policy {
 
   const Rule* match(std::string_view namespace_name, std::string_view group, std::string_view kind) const;
   const std::vector<Rule>& rules() const { return rules_; }
+  const SchedulerProfile* profile(std::string_view name) const;
+  std::vector<std::string> profile_names() const;
   // The profile's edits with the first override for this kind merged over them.
   static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind);
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 
+#include "mapper/gangs.h"
 #include "mapper/workload_view.h"
 #include "tests/support/test_support.h"
 
@@ -38,6 +39,12 @@ TEST_CASE("every corpus workload maps to the expected components, replicas and p
         if (auto it = view.total_requests.find("nvidia.com/gpu"); it != view.total_requests.end())
           gpus = it->second.units_ceil();
         CHECK(gpus == want["gpus"].as<long long>());
+        // Gangs as KAI's podgrouper counts them (the built-in rule): all pods in one gang unless noted.
+        long long gang = want["gang"] ? want["gang"].as<long long>() : want["pods"].as<long long>();
+        long long gangs = want["gangs"] ? want["gangs"].as<long long>() : 1;
+        auto expanded = expanded_gangs(view.gangs, 1000);
+        REQUIRE(expanded.size() == static_cast<size_t>(gangs));
+        for (const auto& g : expanded) CHECK(g.min_member == gang);
 
         std::map<std::string, long long> got, wanted;
         for (const auto& c : view.components)

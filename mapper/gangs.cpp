@@ -1,0 +1,155 @@
+#include "mapper/gangs.h"
+
+#include <algorithm>
+
+namespace wm {
+
+const char* gang_rule_name(GangRule rule) { return rule == GangRule::AllPods ? "all-pods" : "minimum"; }
+
+std::optional<GangRule> gang_rule_from_name(std::string_view name) {
+  if (name == "minimum") return GangRule::Minimum;
+  if (name == "all-pods") return GangRule::AllPods;
+  return std::nullopt;
+}
+
+namespace {
+
+// An instance's share of a gang. Under Minimum, a minReplicasPath value (in pods, like replicasPath) is the
+// least the workload can run with: 0 means the component may start with none, like an autoscaled Ray worker
+// group (KAI's Ray grouper counts minReplicas x numOfHosts there). Never more than the pods it starts.
+long long instance_minimum(const InstanceView& instance, GangRule rule) {
+  if (instance.shape == PodShape::Logical) return 0;
+  if (rule == GangRule::Minimum && instance.min_replicas) return std::min(*instance.min_replicas, instance.pods);
+  return instance.pods;
+}
+
+class GangBuilder {
+ public:
+  GangBuilder(const Definition& def, const std::vector<ComponentView>& components, GangRule rule)
+      : def_(def), components_(components), rule_(rule) {}
+
+  // The minimum of a component and every component under it; `members` collects their names (and stops cycles).
+  long long subtree(const std::string& name, std::vector<std::string>& members) const {
+    if (std::find(members.begin(), members.end(), name) != members.end()) return 0;
+    members.push_back(name);
+    long long total = 0;
+    for (const auto& c : components_) {
+      if (c.name == name)
+        for (const auto& i : c.instances) total += instance_minimum(i, rule_);
+      if (c.owner == name) total += subtree(c.name, members);
+    }
+    return total;
+  }
+
+  const ComponentView* view_of(const std::string& name) const {
+    for (const auto& c : components_)
+      if (c.name == name) return &c;
+    return nullptr;
+  }
+
+  bool has_children(const std::string& name) const {
+    return std::any_of(components_.begin(), components_.end(), [&](const auto& c) { return c.owner == name; });
+  }
+
+  // Upstream's podGroup: one gang; each listed component a sub-group with its own minimum. A component with
+  // several instances told apart by an instanceIdPath (JobSet's replicated jobs, Ray's worker groups) gives a
+  // sub-group per instance, as KAI's JobSet and Ray groupers make one per replicated job and per worker group.
+  GangGroupView newer(const GangPodGroupDefinition& pg) const {
+    GangGroupView g;
+    g.name = pg.name;
+    g.topology = pg.topology;
+    if (pg.sub_groups.empty()) {
+      g.min_member = subtree(def_.root().name, g.members);
+      return g;
+    }
+    for (const auto& sub : pg.sub_groups) {
+      const ComponentDefinition* c = def_.component(sub.component);
+      const ComponentView* view = view_of(sub.component);
+      if (!c || !view) continue;
+      if (c->instance_id && !has_children(c->name)) {
+        if (std::find(g.members.begin(), g.members.end(), c->name) == g.members.end()) g.members.push_back(c->name);
+        for (const auto& i : view->instances)  // a group that starts no pods is no sub-group (KAI's Ray grouper)
+          if (i.pods > 0) g.sub_groups.push_back({i.id, c->name, instance_minimum(i, rule_), sub.topology});
+      } else {
+        g.sub_groups.push_back({c->name, c->name, subtree(c->name, g.members), sub.topology});
+      }
+    }
+    for (const auto& s : g.sub_groups) g.min_member += s.min_member;
+    return g;
+  }
+
+  // The older podGroups: a gang per group, or per replica when a member groups by its replica key.
+  GangGroupView older(const PodGroupDefinition& group) const {
+    GangGroupView g;
+    g.name = group.name;
+    for (const auto& m : group.members) {
+      g.min_member += subtree(m.component, g.members);
+      if (g.copies == 1) g.copies = replicas_grouped_apart(m);
+    }
+    if (g.copies > 1) g.min_member /= g.copies;
+    return g;
+  }
+
+  // How many replicas a member's grouping keys tell apart: its component's replica count when one of
+  // them reads the component's replica key, else 1.
+  long long replicas_grouped_apart(const PodGroupMember& m) const {
+    const ComponentDefinition* c = def_.component(m.component);
+    if (!c || c->replica_key_path.empty()) return 1;
+    bool reads_replica_key = std::any_of(m.group_by_key_paths.begin(), m.group_by_key_paths.end(),
+                                         [&](const std::string& p) { return p.find(c->replica_key_path) == 0; });
+    const ComponentView* view = view_of(c->name);
+    if (!reads_replica_key || !view) return 1;
+    long long replicas = 0;
+    for (const auto& i : view->instances) replicas += i.replicas;
+    return std::max(replicas, 1LL);
+  }
+
+ private:
+  const Definition& def_;
+  const std::vector<ComponentView>& components_;
+  GangRule rule_;
+};
+
+}  // namespace
+
+std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
+                                         GangRule rule) {
+  GangBuilder builder(definition, components, rule);
+  std::vector<GangGroupView> gangs;
+  if (definition.pod_group) {
+    gangs.push_back(builder.newer(*definition.pod_group));
+  } else if (!definition.pod_groups.empty()) {
+    for (const auto& group : definition.pod_groups) gangs.push_back(builder.older(group));
+  } else {
+    GangGroupView g;
+    g.name = definition.root().name;
+    g.min_member = builder.subtree(definition.root().name, g.members);
+    gangs.push_back(std::move(g));
+  }
+  return gangs;
+}
+
+std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gangs, size_t limit) {
+  std::vector<GangGroupView> out;
+  for (const auto& g : gangs) {
+    if (g.copies <= 1) {
+      if (out.size() < limit) out.push_back(g);
+      continue;
+    }
+    for (long long r = 0; r < g.copies && out.size() < limit; ++r) {
+      GangGroupView one = g;
+      one.name = g.name + "-" + std::to_string(r);
+      one.copies = 1;
+      out.push_back(std::move(one));
+    }
+  }
+  return out;
+}
+
+std::string gang_object_name(const std::string& workload, const std::vector<GangGroupView>& gangs,
+                             const GangGroupView& gang) {
+  if (gangs.size() <= 1) return workload;
+  return workload + "-" + gang.name;
+}
+
+}  // namespace wm

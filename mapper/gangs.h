@@ -1,0 +1,28 @@
+// Gangs from a view: which pods must start together, as the definition's gangScheduling says and as a
+// scheduler counts them (GangRule). Kept apart from the view because admission asks for them per profile.
+#pragma once
+
+#include <vector>
+
+#include "mapper/workload_view.h"
+
+namespace wm {
+
+// gangScheduling.podGroup (newer format) when the definition has one, else its podGroups, else one gang of every
+// pod. A pod group member whose groupByKeyPaths read the key that tells its component's replicas apart (its
+// podSelector.replicaSelector.keyPath: LeaderWorkerSet's group index) gives one gang per replica, as the pods
+// will be grouped once they exist; such a gang is returned once, with `copies` set to the number of replicas.
+std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
+                                         GangRule rule);
+
+// The gangs one by one, copies expanded into "<name>-<replica>" (at most `limit` entries).
+std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gangs, size_t limit);
+
+// The name a gang's pods carry ({{group}} in a profile): the workload's name when it is the only gang, else the
+// workload's name and the gang's ("train-cluster"). A gang repeated per replica shares its pod templates with its
+// copies, so its pods carry one name for all of them: only a grouper that sees the pods (KAI's podgrouper, the
+// operator's own scheduler integration) can tell the copies apart.
+std::string gang_object_name(const std::string& workload, const std::vector<GangGroupView>& gangs,
+                             const GangGroupView& gang);
+
+}  // namespace wm

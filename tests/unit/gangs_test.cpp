@@ -1,0 +1,213 @@
+// Gangs as the schedulers compute them, for the rules the catalog's definitions encode. Each case is built
+// after a rule in the upstream grouping code it cites, and checked under both gang rules where they differ.
+#include <catch2/catch.hpp>
+
+#include "mapper/gangs.h"
+#include "mapper/workload_view.h"
+#include "tests/support/test_support.h"
+
+namespace wm {
+namespace {
+
+struct Gang {
+  std::string name;
+  long long min_member;
+  std::vector<std::pair<std::string, long long>> sub_groups;
+  bool operator==(const Gang&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const Gang& g) {
+  out << g.name << ":" << g.min_member << "[";
+  for (const auto& [n, m] : g.sub_groups) out << n << ":" << m << " ";
+  return out << "]";
+}
+
+std::vector<Gang> gangs_of(const std::string& yaml, GangRule rule = GangRule::Minimum) {
+  auto objects = test::parse_yaml(yaml);
+  REQUIRE(objects.size() == 1);
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  ViewOptions options;
+  options.gang_rule = rule;
+  WorkloadView view = build_view(*match.definition, *objects[0].doc, options);
+  INFO(view.warnings.size() << " warnings" << (view.warnings.empty() ? "" : ": " + view.warnings[0]));
+  REQUIRE(view.warnings.empty());
+  std::vector<Gang> out;
+  for (const auto& g : expanded_gangs(view.gangs, 100)) {
+    Gang one{g.name, g.min_member, {}};
+    for (const auto& s : g.sub_groups) one.sub_groups.emplace_back(s.name, s.min_member);
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+const char* kRayCluster = R"(
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: rc}
+spec:
+  %AUTOSCALING%
+  headGroupSpec: {template: {spec: {containers: [{name: head, image: ray}]}}}
+  workerGroupSpecs:
+  - groupName: tpu
+    replicas: 2
+    minReplicas: 1
+    numOfHosts: 2
+    template: {spec: {containers: [{name: w, image: ray}]}}
+  - groupName: cpu
+    replicas: 3
+    template: {spec: {containers: [{name: w, image: ray}]}}
+  - groupName: idle
+    replicas: 4
+    suspended: true
+    template: {spec: {containers: [{name: w, image: ray}]}}
+)";
+
+std::string ray_cluster(bool autoscaling) {
+  std::string yaml = kRayCluster;
+  yaml.replace(yaml.find("%AUTOSCALING%"), 13, autoscaling ? "enableInTreeAutoscaling: true" : "");
+  return yaml;
+}
+
+}  // namespace
+
+// KAI pkg/podgrouper/podgrouper/plugins/ray/ray_grouper.go, calcJobNumOfPodsAndSubGroups: the head, then per worker
+// group minReplicas x numOfHosts with autoscaling or a minReplicas, else replicas x numOfHosts; suspended groups count
+// nothing.
+TEST_CASE("RayCluster under KAI: head + minReplicas x numOfHosts, desired replicas without autoscaling") {
+  // A suspended group starts no pods, so it is no sub-group.
+  auto gangs = gangs_of(ray_cluster(false));
+  REQUIRE(gangs.size() == 1);
+  CHECK(gangs[0] == Gang{"cluster", 1 + 2 + 3, {{"head", 1}, {"tpu", 2}, {"cpu", 3}}});
+}
+
+TEST_CASE("RayCluster under KAI with autoscaling: a group without minReplicas adds nothing") {
+  auto gangs = gangs_of(ray_cluster(true));
+  REQUIRE(gangs.size() == 1);
+  CHECK(gangs[0] == Gang{"cluster", 1 + 2, {{"head", 1}, {"tpu", 2}, {"cpu", 0}}});
+}
+
+// Kueue pkg/controller/jobs/raycluster: one pod set for the head and one per worker group, each counting its
+// replicas x numOfHosts; the whole workload is admitted at once.
+TEST_CASE("RayCluster under Kueue's rule: every pod") {
+  auto gangs = gangs_of(ray_cluster(true), GangRule::AllPods);
+  REQUIRE(gangs.size() == 1);
+  CHECK(gangs[0].min_member == 1 + 4 + 3);
+}
+
+const char* kJobSet = R"(
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js}
+spec:
+  %ORDER%
+  replicatedJobs:
+  - name: driver
+    template: {spec: {template: {spec: {containers: [{name: d, image: x}]}}}}
+  - name: workers
+    replicas: 2
+    template: {spec: {parallelism: 4, completions: 3, template: {spec: {containers: [{name: w, image: x}]}}}}
+)";
+
+std::string job_set(const std::string& order) {
+  std::string yaml = kJobSet;
+  yaml.replace(yaml.find("%ORDER%"), 7, order.empty() ? "" : "startupPolicy: {startupPolicyOrder: " + order + "}");
+  return yaml;
+}
+
+// KAI pkg/podgrouper/podgrouper/plugins/jobset/jobset_grouper.go: a sub-group per replicated job; minSubGroup is every
+// replicated job for AnyOrder and 1 for InOrder. Kueue pkg/controller/jobs/jobset: podsCountPerReplica is
+// min(parallelism, completions).
+TEST_CASE("JobSet: a sub-group per replicated job, pods per Job min(parallelism, completions)") {
+  for (const char* order : {"", "AnyOrder"}) {
+    auto gangs = gangs_of(job_set(order));
+    REQUIRE(gangs.size() == 1);
+    CHECK(gangs[0] == Gang{"jobset", 1 + 2 * 3, {{"driver", 1}, {"workers", 6}}});
+  }
+}
+
+TEST_CASE("JobSet InOrder: only the first replicated job must start together; Kueue still admits all") {
+  auto gangs = gangs_of(job_set("InOrder"));
+  REQUIRE(gangs.size() == 1);
+  CHECK(gangs[0] == Gang{"jobset", 1, {{"driver", 1}, {"workers", 0}}});
+  CHECK(gangs_of(job_set("InOrder"), GangRule::AllPods)[0].min_member == 7);
+}
+
+const char* kLws = R"(
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: vllm}
+spec:
+  replicas: 3
+  %POLICY%
+  leaderWorkerTemplate:
+    size: 4
+    workerTemplate: {spec: {containers: [{name: w, image: x}]}}
+)";
+
+std::string lws(const std::string& policy) {
+  std::string yaml = kLws;
+  yaml.replace(yaml.find("%POLICY%"), 8, policy.empty() ? "" : "startupPolicy: " + policy);
+  return yaml;
+}
+
+// KAI pkg/podgrouper/podgrouper/plugins/leaderworkerset/lws_grouper.go: a PodGroup per group
+// (<name>-group-<index>), minAvailable the group's size with LeaderCreated, 1 (the leader) with LeaderReady.
+TEST_CASE("LeaderWorkerSet: a gang per group, the group's size; the leader alone with LeaderReady") {
+  auto created = gangs_of(lws(""));
+  REQUIRE(created.size() == 3);
+  CHECK(created[0] == Gang{"group-0", 4, {}});
+  CHECK(created[2] == Gang{"group-2", 4, {}});
+  CHECK(gangs_of(lws("LeaderCreated"))[1].min_member == 4);
+  auto ready = gangs_of(lws("LeaderReady"));
+  REQUIRE(ready.size() == 3);
+  CHECK(ready[1].min_member == 1);
+  // Kueue's LWS integration admits each group as a workload of its own, whole.
+  CHECK(gangs_of(lws("LeaderReady"), GangRule::AllPods)[1].min_member == 4);
+}
+
+// KAI pkg/podgrouper/podgrouper/plugins/job/job_grouper.go: a Job's PodGroup has minAvailable 1 unless the
+// kai.scheduler/batch-min-member annotation says otherwise.
+TEST_CASE("Job: not a gang unless the batch-min-member annotation asks") {
+  const std::string job = R"(
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j%ANNOTATION%}
+spec:
+  parallelism: 5
+  completions: 3
+  template: {spec: {containers: [{name: c, image: x}]}}
+)";
+  std::string plain = job, annotated = job;
+  plain.replace(plain.find("%ANNOTATION%"), 12, "");
+  annotated.replace(annotated.find("%ANNOTATION%"), 12, ", annotations: {kai.scheduler/batch-min-member: \"2\"}");
+  CHECK(gangs_of(plain)[0].min_member == 1);
+  CHECK(gangs_of(annotated)[0].min_member == 2);
+  CHECK(gangs_of(plain, GangRule::AllPods)[0].min_member == 3);  // min(parallelism, completions)
+}
+
+// KAI pkg/podgrouper/podgrouper/plugins/kubeflow/pytorch: with an elastic policy, the master and
+// elasticPolicy.minReplicas workers.
+TEST_CASE("PyTorchJob with an elastic policy: the master and minReplicas workers") {
+  auto gangs = gangs_of(R"(
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: elastic}
+spec:
+  elasticPolicy: {minReplicas: 2, maxReplicas: 8}
+  pytorchReplicaSpecs:
+    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: x}]}}}
+    Worker: {replicas: 6, template: {spec: {containers: [{name: pytorch, image: x}]}}}
+)");
+  REQUIRE(gangs.size() == 1);
+  CHECK(gangs[0].min_member == 1 + 2);
+}
+
+TEST_CASE("gang rules are named in policies by these names") {
+  CHECK(gang_rule_from_name("minimum") == GangRule::Minimum);
+  CHECK(gang_rule_from_name("all-pods") == GangRule::AllPods);
+  CHECK_FALSE(gang_rule_from_name("all"));
+  CHECK(std::string(gang_rule_name(GangRule::AllPods)) == "all-pods");
+}
+
+}  // namespace wm
