@@ -8,6 +8,7 @@
 #include "mapper/resources.h"
 #include "mapper/view_json.h"
 #include "mapper/workload_view.h"
+#include "webhook/gang_values.h"
 
 namespace wm::cli {
 
@@ -58,6 +59,24 @@ void print_table(const WorkloadView& view, const Workload& w) {
   std::cout << "\n";
 }
 
+// The objects (PodGroups) the profile needs for this workload's gangs, as its admission would name them.
+std::vector<std::string> objects_for(const webhook::SchedulerProfile& profile, const WorkloadView& view,
+                                     const Workload& w, const std::string& queue) {
+  const webhook::ProfileEdits& edits = webhook::Policy::edits_for(profile, view.gvk.group, view.gvk.kind);
+  if (!edits.pod_group) return {};
+  const std::string workload = view.name.empty() ? view.generate_name : view.name;
+  const std::string priority_class = webhook::first_priority_class(view, w.doc.root());
+  webhook::TemplateValues values;
+  values.name = workload;
+  values.namespace_name = view.namespace_name;
+  values.kind = view.gvk.kind;
+  values.queue = queue;
+  values.priority_class_name = priority_class;
+  values.pods = view.total_pods;
+  values.gpus = gpu_count(view.total_requests);
+  return webhook::pod_group_objects(*edits.pod_group, view, profile.gang_rule, workload, values);
+}
+
 // Each gang by itself, under the name its pods and PodGroup get at admission.
 void name_gangs_as_profile(WorkloadView& view) {
   const std::string workload = view.name.empty() ? view.generate_name : view.name;
@@ -78,7 +97,7 @@ int inspect(const Args& raw) {
   if (!take_definition_dirs(args, dirs)) return kUsage;
   bool json = false;
   ViewOptions options;
-  std::string profile_name, policy_file;
+  std::string profile_name, policy_file, queue;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-o" && i + 1 < args.size()) {
       std::string format = args[++i];
@@ -89,8 +108,8 @@ int inspect(const Args& raw) {
       json = format == "json";
     } else if (args[i] == "--status") {
       options.status = true;
-    } else if ((args[i] == "--profile" || args[i] == "--policy") && i + 1 < args.size()) {
-      (args[i] == "--profile" ? profile_name : policy_file) = args[i + 1];
+    } else if ((args[i] == "--profile" || args[i] == "--policy" || args[i] == "--queue") && i + 1 < args.size()) {
+      (args[i] == "--profile" ? profile_name : args[i] == "--policy" ? policy_file : queue) = args[i + 1];
       ++i;
     } else if (!args[i].empty() && args[i][0] == '-') {
       std::cerr << "inspect: unknown option " << args[i] << "\n";
@@ -100,7 +119,7 @@ int inspect(const Args& raw) {
     }
   }
   if (files.empty()) {
-    std::cerr << "usage: workload-map inspect [-o json] [--status] [--profile NAME [--policy FILE]] "
+    std::cerr << "usage: workload-map inspect [-o json] [--status] [--profile NAME [--policy FILE] [--queue Q]] "
                  "[--definitions DIR] FILE...\n";
     return kUsage;
   }
@@ -146,16 +165,25 @@ int inspect(const Args& raw) {
     if (w.match.other_version)
       view.warnings.insert(view.warnings.begin(), "no definition for " + w.api_version + "; used the one for " +
                                                       w.match.definition->gvk.api_version());
-    if (profile) name_gangs_as_profile(view);
+    std::vector<std::string> pod_groups;
+    if (profile) {
+      pod_groups = objects_for(*profile, view, w, queue);
+      name_gangs_as_profile(view);
+    }
     if (json) {
       std::string out = view_json(view);
-      if (profile)  // the profile and its rule first, then the view
-        out = R"({"profile":")" + profile->name + R"(","gangRule":")" + gang_rule_name(profile->gang_rule) + "\"," +
-              out.substr(1);
+      if (profile) {  // the profile, its rule and the objects it needs first, then the view
+        std::string head = R"({"profile":")" + profile->name + R"(","gangRule":")" +
+                           gang_rule_name(profile->gang_rule) + R"(","podGroups":[)";
+        for (size_t i = 0; i < pod_groups.size(); ++i) head += (i ? "," : "") + pod_groups[i];
+        out = head + "]," + out.substr(1);
+      }
       std::cout << (first ? "" : ",") << out;
       first = false;
     } else {
       print_table(view, w);
+      for (const auto& pg : pod_groups) std::cout << "podGroup " << pg << "\n";
+      if (!pod_groups.empty()) std::cout << "\n";
     }
   });
   if (json) std::cout << "]\n";

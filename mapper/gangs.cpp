@@ -129,6 +129,24 @@ std::vector<GangGroupView> compute_gangs(const Definition& definition, const std
   return gangs;
 }
 
+std::vector<GangMember> gang_members(const GangGroupView& gang, const std::vector<ComponentView>& components,
+                                     GangRule rule) {
+  std::vector<GangMember> out;
+  const long long copies = std::max(gang.copies, 1LL);
+  for (const auto& c : components) {
+    if (std::find(gang.members.begin(), gang.members.end(), c.name) == gang.members.end()) continue;
+    for (const auto& i : c.instances)
+      if (i.shape != PodShape::Logical && i.pods > 0) out.push_back({&c, &i, instance_minimum(i, rule) / copies});
+  }
+  return out;
+}
+
+ResourceList gang_min_resources(const std::vector<GangMember>& members) {
+  ResourceList total;
+  for (const auto& m : members) add_into(total, scaled(m.instance->pod_requests, m.min_member));
+  return total;
+}
+
 std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gangs, size_t limit) {
   std::vector<GangGroupView> out;
   for (const auto& g : gangs) {

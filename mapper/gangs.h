@@ -15,6 +15,17 @@ namespace wm {
 std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
                                          GangRule rule);
 
+// A pod template a gang counts, and its share of the gang's minimum (of one copy, for gangs repeated per replica).
+struct GangMember {
+  const ComponentView* component;
+  const InstanceView* instance;
+  long long min_member;
+};
+std::vector<GangMember> gang_members(const GangGroupView& gang, const std::vector<ComponentView>& components,
+                                     GangRule rule);
+// What the gang's minimum asks for: each member's minimum times one pod's requests.
+ResourceList gang_min_resources(const std::vector<GangMember>& members);
+
 // The gangs one by one, copies expanded into "<name>-<replica>" (at most `limit` entries).
 std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gangs, size_t limit);
 

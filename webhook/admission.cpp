@@ -7,6 +7,7 @@
 #include "mapper/pod_edits.h"
 #include "mapper/resources.h"
 #include "mapper/view_json.h"
+#include "webhook/gang_values.h"
 #include "mapper/workload_view.h"
 
 namespace wm::webhook {
@@ -128,8 +129,8 @@ std::string quantity_text(const std::string& resource, const Quantity& q) { retu
 
 class Reviewer {
  public:
-  Reviewer(const Request& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc)
-      : req_(req), rule_(rule), view_(view), doc_(doc) {
+  Reviewer(const Request& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc, bool standalone)
+      : req_(req), rule_(rule), view_(view), doc_(doc), standalone_(standalone) {
     name_ = workload_base_name(view, req.uid);
     queue_ = queue_for(rule, req.object).value_or("");
     for (const auto& g : view.gangs) gang_names_.push_back(gang_object_name(name_, view.gangs, g));
@@ -142,13 +143,28 @@ class Reviewer {
     values_.gpus = gpu_count(view.total_requests);
     values_.group = gang_names_.empty() ? std::string_view(name_) : std::string_view(gang_names_.front());
     values_.gang_size = view.gangs.empty() ? view.total_pods : view.gangs.front().min_member;
+    if (rule.profile) {
+      const ProfileEdits& profile = Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone);
+      if (profile.uses("priorityClassName")) priority_class_ = first_priority_class(view, req.object);
+      values_.priority_class_name = priority_class_;
+      if (profile.uses("taskGroups")) task_groups_.resize(view.gangs.size());
+    }
+  }
+
+  // The gang's task groups, made the first time one of its pod templates needs them: every pod gets the same text.
+  std::string_view task_groups_of(const GangGroupView* gang) {
+    if (!gang || task_groups_.empty()) return {};
+    std::string& json = task_groups_[gang - view_.gangs.data()];
+    if (json.empty())
+      json = task_groups_json(gang_members(*gang, view_.components, rule_.profile->gang_rule), doc_.root());
+    return json;
   }
 
   std::string patch(std::vector<std::string>& warnings) {
     JsonPatchBuilder patch(doc_.root());
     static const ProfileEdits no_profile;
     const ProfileEdits& profile =
-        rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind) : no_profile;
+        rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind, standalone_) : no_profile;
     PodEdits edits;  // reused from one pod template to the next
     edits.scheduler_name = profile.scheduler_name;
     for (const auto& c : view_.components)
@@ -160,6 +176,7 @@ class Reviewer {
         const GangGroupView* gang = gang_of(view_, c.name);
         v.group = gang ? std::string_view(gang_names_[gang - view_.gangs.data()]) : std::string_view(name_);
         v.gang_size = gang ? gang->min_member : view_.total_pods;
+        v.task_groups = task_groups_of(gang);
         size_t labels = 0, annotations = 0;
         render_into(edits.labels, labels, profile.pod_labels, v);
         render_into(edits.labels, labels, rule_.pod_labels, v);
@@ -218,7 +235,7 @@ class Reviewer {
       out.push_back(who + " names no queue" +
                     (rule_.queue_label ? ": set the label " + *rule_.queue_label + " on it" : std::string()));
     const std::optional<std::string> profile_scheduler =
-        rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind).scheduler_name
+        rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind, standalone_).scheduler_name
                       : std::nullopt;
     for (const auto& c : view_.components)
       for (const auto& i : c.instances) {
@@ -254,27 +271,34 @@ class Reviewer {
   const Rule& rule_;
   const WorkloadView& view_;
   ObjectDocument& doc_;
+  bool standalone_;  // no controller owns the object
   std::string name_, namespace_name_, queue_;
   std::vector<std::string> gang_names_;  // by position in view_.gangs
+  std::vector<std::string> task_groups_;  // by position in view_.gangs, when the profile writes them
+  std::string priority_class_;
   TemplateValues values_;
 };
 
-// Whether `object`'s controller (its ownerReference with controller: true) belongs to a workload the catalog knows
-// (a defined kind, or a kind a definition says its workloads make, like Knative's Revision). Such an object
+// The object's controller: its ownerReference with controller: true. When the catalog knows that kind as part of a
+// workload (a defined kind, or a kind a definition says its workloads make, like Knative's Revision), the object
 // was made by the controller from a pod template its top-level workload's admission already edited and checked, so it
 // is neither edited nor checked again: a second decision would regroup it on its own (a JobSet's Job as a gang of its
 // own, a Deployment's Pod under a name made from its uid) and could refuse a part of a workload already admitted as a
 // whole. An object whose controller the catalog does not know is the top-level workload as far as this webhook can see,
 // and is handled as one.
-bool controlled_by_known_kind(simdjson::dom::element object, const Catalog& catalog) {
+struct Controller {
+  std::string_view api_version, kind;
+};
+
+std::optional<Controller> controller_of(simdjson::dom::element object) {
   simdjson::dom::array owners;
-  if (object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return false;
+  if (object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return std::nullopt;
   for (simdjson::dom::element owner : owners) {
     bool controller = false;
     if (owner["controller"].get_bool().get(controller) != simdjson::SUCCESS || !controller) continue;
-    return catalog.part_of_a_workload(string_field(owner, "apiVersion"), string_field(owner, "kind"));
+    return Controller{string_field(owner, "apiVersion"), string_field(owner, "kind")};
   }
-  return false;
+  return std::nullopt;
 }
 
 std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::dom::parser& parser, Request& req) {
@@ -335,7 +359,9 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   if (!rule) return allow("no-rule");
   auto match = state.catalog->find(req.api_version, req.kind);
   if (!match.definition) return allow("unknown-kind");
-  if (controlled_by_known_kind(req.object, *state.catalog)) return allow("controlled");
+  const std::optional<Controller> controller = controller_of(req.object);
+  if (controller && state.catalog->part_of_a_workload(controller->api_version, controller->kind))
+    return allow("controlled");
 
   ObjectDocument doc(req.object);
   ViewOptions options;
@@ -359,7 +385,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
     return allow("not-understood", warnings);
   }
 
-  Reviewer reviewer(req, *rule, view, doc);
+  Reviewer reviewer(req, *rule, view, doc, !controller);
   if (endpoint == Endpoint::Validate) {
     auto violations = reviewer.violations();
     if (violations.empty()) return allow("allowed", warnings);

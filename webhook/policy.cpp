@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "mapper/yaml_guard.h"
@@ -45,7 +46,7 @@ class PolicyReader {
     return out;
   }
 
-  TemplatePairs templates(const YAML::Node& node, const std::string& field) {
+  TemplatePairs templates(const YAML::Node& node, const std::string& field, std::vector<std::string>* removed) {
     TemplatePairs out;
     if (!node.IsDefined() || node.IsNull()) return out;
     if (!node.IsMap()) {
@@ -53,6 +54,13 @@ class PolicyReader {
       return out;
     }
     for (const auto& e : node) {
+      if (e.second.IsNull()) {  // an override taking a key of its profile out
+        if (removed)
+          removed->push_back(e.first.Scalar());
+        else
+          error(e.second, field + "." + e.first.Scalar(), "null removes a key, which only an override can do");
+        continue;
+      }
       std::string message;
       auto t = ValueTemplate::parse(e.second.Scalar(), message);
       if (!t)
@@ -63,13 +71,27 @@ class PolicyReader {
     return out;
   }
 
-  ProfileEdits edits(const YAML::Node& node, const std::string& field) {
+  ProfileEdits edits(const YAML::Node& node, const std::string& field, bool is_override) {
     ProfileEdits e;
     if (node["schedulerName"].IsDefined()) e.scheduler_name = node["schedulerName"].Scalar();
-    e.pod_labels = templates(node["podLabels"], field + ".podLabels");
-    e.pod_annotations = templates(node["podAnnotations"], field + ".podAnnotations");
-    e.workload_labels = templates(node["workloadLabels"], field + ".workloadLabels");
-    e.workload_annotations = templates(node["workloadAnnotations"], field + ".workloadAnnotations");
+    auto removed = [&](std::vector<std::string>& list) { return is_override ? &list : nullptr; };
+    e.pod_labels = templates(node["podLabels"], field + ".podLabels", removed(e.removed_pod_labels));
+    e.pod_annotations = templates(node["podAnnotations"], field + ".podAnnotations", removed(e.removed_pod_annotations));
+    e.workload_labels =
+        templates(node["workloadLabels"], field + ".workloadLabels", removed(e.removed_workload_labels));
+    e.workload_annotations =
+        templates(node["workloadAnnotations"], field + ".workloadAnnotations", removed(e.removed_workload_annotations));
+    if (YAML::Node pg = node["podGroup"]; pg.IsDefined()) {
+      std::string message;
+      if (pg.IsNull() && is_override) {
+        e.removes_pod_group = true;
+      } else if (auto t = ObjectTemplate::parse(pg, field + ".podGroup", message)) {
+        e.pod_group = std::make_shared<const ObjectTemplate>(std::move(*t));
+      } else {
+        error(pg, field + ".podGroup", pg.IsNull() ? "null drops the profile's podGroup, which only an override can do"
+                                                   : message);
+      }
+    }
     return e;
   }
 
@@ -164,11 +186,11 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
     const std::string field = "schedulerProfiles." + e.first.Scalar();
     if (!r.keys(e.second, field,
                 {"schedulerName", "gangRule", "podLabels", "podAnnotations", "workloadLabels", "workloadAnnotations",
-                 "overrides"}))
+                 "podGroup", "overrides"}))
       continue;
     auto profile = std::make_unique<SchedulerProfile>();
     profile->name = e.first.Scalar();
-    profile->edits = r.edits(e.second, field);
+    profile->edits = r.edits(e.second, field, false);
     if (YAML::Node rule = e.second["gangRule"]; rule.IsDefined()) {
       auto parsed = rule.IsScalar() ? gang_rule_from_name(rule.Scalar()) : std::nullopt;
       if (parsed)
@@ -180,11 +202,13 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
     for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
       const std::string of = field + ".overrides[" + std::to_string(i) + "]";
       if (!r.keys(overrides[i], of,
-                  {"kinds", "schedulerName", "podLabels", "podAnnotations", "workloadLabels", "workloadAnnotations"}))
+                  {"kinds", "standalone", "schedulerName", "podLabels", "podAnnotations", "workloadLabels",
+                   "workloadAnnotations", "podGroup"}))
         continue;
       // Merged once here, so admission only picks one.
-      profile->overrides.push_back(
-          {r.strings(overrides[i]["kinds"], of + ".kinds"), merged_edits(profile->edits, r.edits(overrides[i], of))});
+      profile->overrides.push_back({r.strings(overrides[i]["kinds"], of + ".kinds"),
+                                    r.boolean(overrides[i]["standalone"], of + ".standalone", false),
+                                    merged_edits(profile->edits, r.edits(overrides[i], of, true))});
     }
     policy.profiles_.push_back(std::move(profile));
   }
@@ -218,8 +242,8 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
         if (q["default"].IsDefined()) rule.queue_default = q["default"].Scalar();
       }
     }
-    rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels");
-    rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations");
+    rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels", nullptr);
+    rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations", nullptr);
     rule.limits = r.limits(n["limits"], field + ".limits");
     rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
     rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);
@@ -266,10 +290,20 @@ const Rule* Policy::match(std::string_view namespace_name, std::string_view grou
   return nullptr;
 }
 
+bool ProfileEdits::uses(const char* variable) const {
+  for (const TemplatePairs* list : {&pod_labels, &pod_annotations, &workload_labels, &workload_annotations})
+    for (const auto& [key, t] : *list)
+      if (t.uses(variable)) return true;
+  return false;
+}
+
 ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
   ProfileEdits out = base;
   if (over.scheduler_name) out.scheduler_name = over.scheduler_name;
-  auto merge = [](TemplatePairs& into, const TemplatePairs& more) {
+  auto merge = [](TemplatePairs& into, const TemplatePairs& more, const std::vector<std::string>& removed) {
+    std::erase_if(into, [&](const auto& pair) {
+      return std::find(removed.begin(), removed.end(), pair.first) != removed.end();
+    });
     for (const auto& [k, v] : more) {
       bool replaced = false;
       for (auto& [ik, iv] : into)
@@ -277,17 +311,21 @@ ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
       if (!replaced) into.emplace_back(k, v);
     }
   };
-  merge(out.pod_labels, over.pod_labels);
-  merge(out.pod_annotations, over.pod_annotations);
-  merge(out.workload_labels, over.workload_labels);
-  merge(out.workload_annotations, over.workload_annotations);
+  merge(out.pod_labels, over.pod_labels, over.removed_pod_labels);
+  merge(out.pod_annotations, over.pod_annotations, over.removed_pod_annotations);
+  merge(out.workload_labels, over.workload_labels, over.removed_workload_labels);
+  merge(out.workload_annotations, over.workload_annotations, over.removed_workload_annotations);
+  if (over.removes_pod_group) out.pod_group = nullptr;
+  if (over.pod_group) out.pod_group = over.pod_group;
   return out;
 }
 
-const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind) {
+const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                      bool standalone) {
   for (const auto& o : profile.overrides)
-    for (const auto& k : o.kinds)
-      if (kind_matches(k, group, kind)) return o.edits;
+    if (standalone || !o.standalone_only)
+      for (const auto& k : o.kinds)
+        if (kind_matches(k, group, kind)) return o.edits;
   return profile.edits;
 }
 

@@ -11,6 +11,7 @@
 #include "mapper/diagnostic.h"
 #include "mapper/quantity.h"
 #include "mapper/workload_view.h"
+#include "webhook/object_template.h"
 #include "webhook/value_template.h"
 
 namespace wm::webhook {
@@ -20,6 +21,14 @@ using TemplatePairs = std::vector<std::pair<std::string, ValueTemplate>>;
 struct ProfileEdits {
   std::optional<std::string> scheduler_name;
   TemplatePairs pod_labels, pod_annotations, workload_labels, workload_annotations;
+  // Keys an override sets to null: taken out of the profile's edits when merged.
+  std::vector<std::string> removed_pod_labels, removed_pod_annotations, removed_workload_labels,
+      removed_workload_annotations;
+  // The object the scheduler needs per gang (a PodGroup), made after admission; an override's null drops it.
+  std::shared_ptr<const ObjectTemplate> pod_group;
+  bool removes_pod_group = false;
+
+  bool uses(const char* variable) const;  // in any label or annotation template
 };
 
 struct SchedulerProfile {
@@ -28,6 +37,7 @@ struct SchedulerProfile {
   GangRule gang_rule = GangRule::Minimum;  // how this scheduler counts a gang's minimum
   struct Override {
     std::vector<std::string> kinds;  // "Pod" or "group/Kind"
+    bool standalone_only = false;    // only objects no controller owns (Kueue's plain-pod groups)
     ProfileEdits edits;              // already merged over the profile's
   };
   std::vector<Override> overrides;
@@ -67,8 +77,10 @@ class Policy {
   const std::vector<Rule>& rules() const { return rules_; }
   const SchedulerProfile* profile(std::string_view name) const;
   std::vector<std::string> profile_names() const;
-  // The profile's edits with the first override for this kind merged over them.
-  static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind);
+  // The profile's edits with the first override for this kind merged over them; `standalone`: the object has no
+  // controller ownerReference.
+  static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                       bool standalone = true);
 
   Policy() = default;
   Policy(Policy&&) = default;

@@ -7,8 +7,9 @@ namespace wm::webhook {
 
 namespace {
 
-const char* const kVariables[] = {"name",     "namespace", "kind",     "group", "component",
-                                  "instance", "queue",     "gangSize", "pods",  "gpus"};
+// The text variables, then the counts, in TemplateValues' order (render_into relies on it).
+const char* const kVariables[] = {"name",  "namespace",         "kind",       "group",    "component", "instance",
+                                  "queue", "priorityClassName", "taskGroups", "gangSize", "pods",      "gpus"};
 
 std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
@@ -38,7 +39,8 @@ std::optional<ValueTemplate> ValueTemplate::parse(const std::string& text, std::
       if (name == kVariables[i]) index = i;
     if (index < 0) {
       error = "unknown template variable {{" + name +
-              "}} (known: name, namespace, kind, group, component, instance, queue, gangSize, pods, gpus)";
+              "}} (known: name, namespace, kind, group, component, instance, queue, priorityClassName, taskGroups, "
+              "gangSize, pods, gpus)";
       return std::nullopt;
     }
     t.parts_.push_back({"", index});
@@ -55,7 +57,9 @@ std::string ValueTemplate::render(const TemplateValues& v) const {
 
 void ValueTemplate::render_into(std::string& out, const TemplateValues& v) const {
   // In kVariables' order: the text variables, then the counts.
-  const std::string_view texts[] = {v.name, v.namespace_name, v.kind, v.group, v.component, v.instance, v.queue};
+  const std::string_view texts[] = {v.name,     v.namespace_name, v.kind,  v.group,
+                                    v.component, v.instance,      v.queue, v.priority_class_name,
+                                    v.task_groups};
   const long long counts[] = {v.gang_size, v.pods, v.gpus};
   constexpr int kTexts = static_cast<int>(std::size(texts));
   for (const auto& p : parts_) {

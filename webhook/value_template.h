@@ -11,6 +11,8 @@ namespace wm::webhook {
 // The values a template may use: views of strings the caller keeps.
 struct TemplateValues {
   std::string_view name, namespace_name, kind, group, component, instance, queue;
+  std::string_view priority_class_name;  // the first pod template's spec.priorityClassName
+  std::string_view task_groups;          // YuniKorn's task groups of the gang, as JSON (only rendered when used)
   long long gang_size = 0, pods = 0, gpus = 0;
 };
 

@@ -87,8 +87,10 @@ struct ProfileCase {
   std::vector<Expectation> expect;
 };
 
-std::string fill(std::string v, const std::string& name, const std::string& component) {
-  for (auto [from, to] : {std::pair<std::string, std::string>{"{name}", name}, {"{component}", component}})
+std::string fill(std::string v, const std::string& name, const std::string& component, const std::string& instance) {
+  for (auto [from, to] : {std::pair<std::string, std::string>{"{name}", name},
+                          {"{component}", component},
+                          {"{instance}", instance}})
     if (auto at = v.find(from); at != std::string::npos) v.replace(at, from.size(), to);
   return v;
 }
@@ -114,7 +116,7 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
        "yunikorn",
        {{"pod-label", "yunikorn.apache.org/app-id", "{name}"},
         {"pod-label", "yunikorn.apache.org/queue", "q1"},
-        {"pod-annotation", "yunikorn.apache.org/task-group-name", "{component}"}}},
+        {"pod-annotation", "yunikorn.apache.org/task-group-name", "{instance}"}}},
   };
   const std::vector<std::string> workloads = {source_path("examples/jobset-12-gpus.yaml"),
                                               corpus_dir() + "/pytorchjob/pytorch_job_mnist_nccl.yaml",
@@ -136,9 +138,12 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
         WorkloadView after = build_view(*match.definition, *patched.doc);
         // Components that share a pod template (a LeaderWorkerSet leader without its own) get the
         // values of the last of them.
-        std::map<std::string, std::string> last_component;
+        std::map<std::string, std::string> last_component, last_instance;
         for (const auto& comp : after.components)
-          for (const auto& i : comp.instances) last_component[i.location] = comp.name;
+          for (const auto& i : comp.instances) {
+            last_component[i.location] = comp.name;
+            last_instance[i.location] = i.id;
+          }
         for (const auto& comp : after.components)
           for (const auto& i : comp.instances) {
             if (i.shape == PodShape::Logical) continue;
@@ -146,7 +151,7 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
             CHECK(string_at(patched.root, *i.fields.scheduler_name) == (c.scheduler ? c.scheduler : "<missing>"));
             for (const auto& e : c.expect) {
               std::string where = e.where;
-              std::string expected = fill(e.value, object.name, last_component[i.location]);
+              std::string expected = fill(e.value, object.name, last_component[i.location], last_instance[i.location]);
               if (where == "pod-label")
                 CHECK(string_at(patched.root, label_pointer(i.fields.labels, e.key)) == expected);
               else if (where == "pod-annotation")
@@ -176,6 +181,51 @@ TEST_CASE("Kueue's plain-pod groups: a Pod gets the pod-group name label and the
   CHECK(string_at(patched.root, "/metadata/labels/kueue.x-k8s.io~1pod-group-name") == "solo");
   CHECK(string_at(patched.root, "/metadata/labels/kueue.x-k8s.io~1queue-name") == "lq");
   CHECK(string_at(patched.root, "/metadata/annotations/kueue.x-k8s.io~1pod-group-total-count") == "1");
+}
+
+TEST_CASE("Kueue: a Pod an unknown controller owns keeps the queue label but joins no pod group") {
+  if (!have_command("kubectl")) return;
+  std::string policy =
+      write_temp("policy-kueue-owned.yaml", policy_with_rules("- name: all\n  profile: kueue\n  queue: {value: lq}\n"));
+  ServerProcess server({"--policy", policy});
+  HttpsClient client(server.port());
+  const std::string pod =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"worker-0","ownerReferences":[{"apiVersion":"example.com/v1","kind":"Trainer","name":"t","uid":"u1","controller":true}]},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+  auto answer = parse_answer(client.post("/mutate", admission_review(pod, "ns1")).body);
+  auto patched = parse_json(kubectl_apply(pod, answer.patch));
+  CHECK(string_at(patched.root, "/metadata/labels/kueue.x-k8s.io~1queue-name") == "lq");
+  CHECK(string_at(patched.root, "/metadata/labels/kueue.x-k8s.io~1pod-group-name") == "<missing>");
+  CHECK(string_at(patched.root, "/metadata/annotations/kueue.x-k8s.io~1pod-group-total-count") == "<missing>");
+}
+
+TEST_CASE("YuniKorn: every pod names its task group and carries the same task-group list") {
+  if (!have_command("kubectl")) return;
+  std::string policy =
+      write_temp("policy-yunikorn.yaml", policy_with_rules("- name: all\n  profile: yunikorn\n  queue: {value: root.a}\n"));
+  ServerProcess server({"--policy", policy});
+  HttpsClient client(server.port());
+  // A RayCluster: the head and an autoscaled worker group whose minimum is 2 of 5 replicas, with a node selector.
+  const std::string ray = R"({"apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"rc"},"spec":{
+    "enableInTreeAutoscaling":true,
+    "headGroupSpec":{"template":{"spec":{"containers":[{"name":"h","image":"ray","resources":{"requests":{"cpu":"2"}}}]}}},
+    "workerGroupSpecs":[{"groupName":"gpu","replicas":5,"minReplicas":2,"template":{"spec":{
+      "nodeSelector":{"pool":"a100"},"tolerations":[{"key":"gpu","operator":"Exists"}],
+      "containers":[{"name":"w","image":"ray","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}]}})";
+  auto answer = parse_answer(client.post("/mutate", admission_review(ray, "ns1")).body);
+  auto patched = parse_json(kubectl_apply(ray, answer.patch));
+  const std::string head = "/spec/headGroupSpec/template/metadata/annotations/",
+                    worker = "/spec/workerGroupSpecs/0/template/metadata/annotations/";
+  CHECK(string_at(patched.root, head + "yunikorn.apache.org~1task-group-name") == "head");
+  CHECK(string_at(patched.root, worker + "yunikorn.apache.org~1task-group-name") == "gpu");
+  const std::string groups = string_at(patched.root, head + "yunikorn.apache.org~1task-groups");
+  CHECK(groups == string_at(patched.root, worker + "yunikorn.apache.org~1task-groups"));
+  CHECK(groups ==
+        R"([{"name":"head","minMember":1,"minResource":{"cpu":"2"},"nodeSelector":{},"tolerations":[]},)"
+        R"({"name":"gpu","minMember":2,"minResource":{"nvidia.com/gpu":"1"},"nodeSelector":{"pool":"a100"},)"
+        R"("tolerations":[{"key":"gpu","operator":"Exists"}]}])");
+  CHECK(string_at(patched.root, "/spec/headGroupSpec/template/metadata/labels/yunikorn.apache.org~1app-id") == "rc");
+  CHECK_THAT(string_at(patched.root, worker + "yunikorn.apache.org~1schedulingPolicyParameters"),
+             Catch::Contains("gangSchedulingStyle=Soft"));
 }
 
 TEST_CASE("an object with only generateName gets a stable, unique group name from the request uid") {

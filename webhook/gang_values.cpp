@@ -1,0 +1,90 @@
+#include "webhook/gang_values.h"
+
+#include "mapper/json_writer.h"
+#include "mapper/view_json.h"
+
+namespace wm::webhook {
+
+namespace {
+
+// The pod spec of a template-shaped instance; fragmented specs have no single place for these fields.
+std::optional<simdjson::dom::element> pod_spec_of(const InstanceView& i, simdjson::dom::element root) {
+  std::string at;
+  if (i.shape == PodShape::PodTemplate)
+    at = i.location + "/spec";
+  else if (i.shape == PodShape::PodSpec)
+    at = i.location;
+  else
+    return std::nullopt;
+  simdjson::dom::element spec;
+  if (root.at_pointer(at).get(spec) != simdjson::SUCCESS || !spec.is_object()) return std::nullopt;
+  return spec;
+}
+
+void copy_field(std::string& out, simdjson::dom::element spec, const char* key, const char* empty) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+  simdjson::dom::element value;
+  if (spec.get_object().value_unsafe().at_key(key).get(value) == simdjson::SUCCESS && !value.is_null())
+    out += simdjson::to_string(value);
+  else
+    out += empty;
+}
+
+}  // namespace
+
+std::string task_groups_json(const std::vector<GangMember>& members, simdjson::dom::element root) {
+  std::string out = "[";
+  for (const auto& m : members) {
+    if (out.size() > 1) out.push_back(',');
+    out += "{\"name\":";
+    append_json_string(out, m.instance->id);
+    out += ",\"minMember\":" + std::to_string(m.min_member) + ",\"minResource\":";
+    out += resources_json(m.instance->pod_requests);
+    if (auto spec = pod_spec_of(*m.instance, root)) {
+      copy_field(out, *spec, "nodeSelector", "{}");
+      copy_field(out, *spec, "tolerations", "[]");
+    }
+    out.push_back('}');
+  }
+  return out + "]";
+}
+
+std::string task_min_members_json(const std::vector<GangMember>& members) {
+  std::string out = "{";
+  for (const auto& m : members) {
+    if (out.size() > 1) out.push_back(',');
+    append_json_string(out, m.instance->id);
+    out += ":" + std::to_string(m.min_member);
+  }
+  return out + "}";
+}
+
+std::string first_priority_class(const WorkloadView& view, simdjson::dom::element root) {
+  std::string_view name;
+  for (const auto& c : view.components)
+    for (const auto& i : c.instances)
+      if (i.fields.priority_class_name &&
+          root.at_pointer(*i.fields.priority_class_name).get_string().get(name) == simdjson::SUCCESS && !name.empty())
+        return std::string(name);
+  return {};
+}
+
+std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, const WorkloadView& view, GangRule rule,
+                                           const std::string& workload_name, TemplateValues values) {
+  std::vector<std::string> out;
+  for (const auto& g : view.gangs) {
+    // A gang repeated per replica shares its pod templates, so its pods carry one name: one object for them all.
+    const std::string name = gang_object_name(workload_name, view.gangs, g);
+    auto members = gang_members(g, view.components, rule);
+    const std::string resources = resources_json(gang_min_resources(members));
+    const std::string task_mins = task_min_members_json(members);
+    values.group = name;
+    values.gang_size = g.min_member;
+    out.push_back(pod_group.render_json(values, {resources, task_mins}));
+  }
+  return out;
+}
+
+}  // namespace wm::webhook
