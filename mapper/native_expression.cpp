@@ -34,6 +34,7 @@ struct NativeNode {
     If,        // lhs: condition, rhs: then, third: else
     Bind,      // lhs as $name | rhs
     Variable,  // $name
+    ToNumber,  // tonumber, on numbers and plain integer strings (the rest is left to jq)
   } type;
   std::string name;  // Field
   long index = 0;    // Index (never negative: jq's path() of a negative index is not a pointer); Keys: 1 = sorted
@@ -281,6 +282,7 @@ class Parser {
     }
     if (keyword("if")) return conditional();
     if (keyword("empty")) return make({NativeNode::Type::Empty, {}, 0, 0, nullptr, nullptr, nullptr});
+    if (keyword("tonumber")) return make({NativeNode::Type::ToNumber, {}, 0, 0, nullptr, nullptr, nullptr});
     if (keyword("not")) return make({NativeNode::Type::Not, {}, 0, 0, nullptr, nullptr, nullptr});
     return literal();
   }
@@ -479,6 +481,8 @@ class Evaluator {
       }
       case T::Empty:
         return true;
+      case T::ToNumber:
+        return to_number(in, emit);
       case T::Comma:
         return eval(*node.lhs, in, emit) && eval(*node.rhs, in, emit);
       case T::Not:
@@ -675,6 +679,26 @@ class Evaluator {
       if (!eval(*node.lhs, in, each)) return false;
     }
     return true;
+  }
+
+  // jq 1.6 parses the string as JSON text; only the forms whose answer is plain (an integer without sign tricks or
+  // leading zeros, short enough to be exact) are read here, and jq decides the rest (its errors and oddities).
+  bool to_number(const Value& in, Emit emit) {
+    if (in.as_number()) return emit(Value(in));  // jq's tonumber is the identity on numbers, locations included
+    std::string_view s;
+    if (in.computed && in.computed_string)
+      s = in.text;
+    else if (in.computed || in.element.get_string().get(s) != simdjson::SUCCESS)
+      return unsupported_here();
+    const size_t digits = s.size() - (!s.empty() && s[0] == '-');
+    const std::string_view body = s.substr(s.size() - digits);
+    if (digits == 0 || digits > 15 || (body[0] == '0' && (digits > 1 || s[0] == '-')) ||
+        body.find_first_not_of("0123456789") != std::string_view::npos)
+      return unsupported_here();
+    Value v;
+    v.computed = true;
+    v.number = std::strtod(std::string(s).c_str(), nullptr);
+    return emit(std::move(v));
   }
 
   static Value boolean(bool b) {

@@ -206,3 +206,27 @@ TEST_CASE("children made by each operator's controller are left to their top-lev
   CHECK_THAT(client.get("/metrics").body,
              Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",kind="Pod",outcome="controlled"} 6)"));
 }
+
+TEST_CASE("under every shipped profile, a JobSet's Job and that Job's Pod are left untouched") {
+  const ControllerChild job_of_jobset{"jobset.x-k8s.io/v1alpha2", "JobSet", "Job"};
+  const ControllerChild pod_of_job{"batch/v1", "Job", "Pod"};
+  for (const char* profile : {"kai", "volcano", "coscheduling", "kueue", "yunikorn"}) {
+    DYNAMIC_SECTION("profile " << profile) {
+      const std::string rules = std::string("- name: all\n  profile: ") + profile + "\n  queue: {value: q1}\n";
+      ServerProcess server({"--policy", write_temp(std::string("policy-") + profile + ".yaml", policy_with_rules(rules))});
+      HttpsClient client(server.port());
+      for (const auto& c : {job_of_jobset, pod_of_job}) {
+        INFO(c.kind << " controlled by " << c.owner_kind);
+        for (const char* endpoint : {"/mutate", "/validate"}) {
+          MutateAnswer answer = parse_answer(client.post(endpoint, admission_review(child_of(c, true), "team-a")).body);
+          CHECK(answer.allowed);
+          CHECK(answer.patch.empty());
+          CHECK(answer.warnings.empty());
+        }
+        // The same object as a top-level workload is edited by this profile.
+        MutateAnswer top = parse_answer(client.post("/mutate", admission_review(child_of(c, false), "team-a")).body);
+        CHECK_FALSE(top.patch.empty());
+      }
+    }
+  }
+}

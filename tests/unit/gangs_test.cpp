@@ -186,21 +186,54 @@ spec:
   CHECK(gangs_of(plain, GangRule::AllPods)[0].min_member == 3);  // min(parallelism, completions)
 }
 
-// KAI pkg/podgrouper/podgrouper/plugins/kubeflow/pytorch: with an elastic policy, the master and
-// elasticPolicy.minReplicas workers.
-TEST_CASE("PyTorchJob with an elastic policy: the master and minReplicas workers") {
-  auto gangs = gangs_of(R"(
+// KAI pkg/podgrouper/podgrouper/plugins/kubeflow/pytorch/pytorch_grouper.go: the job's minimum is
+// runPolicy.schedulingPolicy.minAvailable, else elasticPolicy.minReplicas, else every pod; the master sub-group is
+// the masters, the workers' is the rest.
+TEST_CASE("PyTorchJob: schedulingPolicy.minAvailable, else elasticPolicy.minReplicas, is the whole job's minimum") {
+  const std::string job = R"(
 apiVersion: kubeflow.org/v1
 kind: PyTorchJob
 metadata: {name: elastic}
 spec:
-  elasticPolicy: {minReplicas: 2, maxReplicas: 8}
+  %POLICY%
   pytorchReplicaSpecs:
     Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: x}]}}}
     Worker: {replicas: 6, template: {spec: {containers: [{name: pytorch, image: x}]}}}
-)");
-  REQUIRE(gangs.size() == 1);
-  CHECK(gangs[0].min_member == 1 + 2);
+)";
+  auto with = [&](const std::string& policy) {
+    std::string yaml = job;
+    yaml.replace(yaml.find("%POLICY%"), 8, policy);
+    return gangs_of(yaml).at(0).min_member;
+  };
+  CHECK(with("") == 7);
+  CHECK(with("elasticPolicy: {minReplicas: 3, maxReplicas: 8}") == 3);
+  CHECK(with("elasticPolicy: {minReplicas: 3}\n  runPolicy: {schedulingPolicy: {minAvailable: 5}}") == 5);
+  CHECK(with("runPolicy: {schedulingPolicy: {minAvailable: 4}}") == 4);
+}
+
+// KAI pkg/podgrouper/podgrouper/plugins/kubeflow/mpi/mpi-grouper.go: with launcherCreationPolicy WaitForWorkersReady
+// the launcher is not in the gang until it exists (never at admission).
+TEST_CASE("MPIJob: the launcher is left out of the gang when it waits for the workers") {
+  const std::string job = R"(
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: pi}
+spec:
+  %POLICY%
+  mpiReplicaSpecs:
+    Launcher: {replicas: 1, template: {spec: {containers: [{name: l, image: x}]}}}
+    Worker: {replicas: 4, template: {spec: {containers: [{name: w, image: x}]}}}
+)";
+  auto with = [&](const std::string& policy) {
+    std::string yaml = job;
+    yaml.replace(yaml.find("%POLICY%"), 8, policy);
+    return gangs_of(yaml).at(0).min_member;
+  };
+  CHECK(with("") == 5);
+  CHECK(with("launcherCreationPolicy: AtStartup") == 5);
+  CHECK(with("launcherCreationPolicy: WaitForWorkersReady") == 4);
+  CHECK(with("runPolicy: {schedulingPolicy: {minAvailable: 3}}") == 3);
+  CHECK(with("launcherCreationPolicy: WaitForWorkersReady\n  runPolicy: {schedulingPolicy: {minAvailable: 3}}") == 2);
 }
 
 TEST_CASE("gang rules are named in policies by these names") {
