@@ -236,6 +236,92 @@ spec:
   CHECK(with("launcherCreationPolicy: WaitForWorkersReady\n  runPolicy: {schedulingPolicy: {minAvailable: 3}}") == 2);
 }
 
+// Grove: a PodGang per PodCliqueSet replica, holding each clique's minAvailable (default: its replicas) and, for a
+// scaling group, minAvailable of its replicas (default 1); the replicas past that are gangs of their own. KAI's Grove
+// grouper (pkg/podgrouper/podgrouper/plugins/grove) schedules the PodGangs Grove makes.
+TEST_CASE("PodCliqueSet: a gang per replica, with the cliques' and scaling groups' minAvailable") {
+  auto gangs = gangs_of(R"(
+apiVersion: grove.io/v1alpha1
+kind: PodCliqueSet
+metadata: {name: serve}
+spec:
+  replicas: 2
+  template:
+    cliques:
+    - name: router
+      spec: {replicas: 3, minAvailable: 1, podSpec: {containers: [{name: r, image: x}]}}
+    - name: leader
+      spec: {replicas: 1, podSpec: {containers: [{name: l, image: x}]}}
+    - name: worker
+      spec: {replicas: 4, podSpec: {containers: [{name: w, image: x}]}}
+    podCliqueScalingGroups:
+    - name: model
+      cliqueNames: [leader, worker]
+      replicas: 3
+      minAvailable: 2
+)");
+  REQUIRE(gangs.size() == 2);
+  CHECK(gangs[0] == Gang{"podcliqueset-replica-0", 1 + 2 * (1 + 4), {}});
+  CHECK(gangs[1] == Gang{"podcliqueset-replica-1", 1 + 2 * (1 + 4), {}});
+}
+
+// KAI pkg/podgrouper/podgrouper/plugins/statefulset: minAvailable 1 unless kai.scheduler/min-member is set and
+// podManagementPolicy is Parallel (OrderedReady creates pods one by one); .../deployment: a PodGroup per pod.
+TEST_CASE("StatefulSet and Deployment: no gang unless a Parallel StatefulSet asks for one") {
+  const std::string sts = R"(
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db%ANNOTATIONS%}
+spec:
+  replicas: 4
+  %POLICY%
+  selector: {matchLabels: {app: db}}
+  template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: x}]}}
+)";
+  auto with = [&](const std::string& annotations, const std::string& policy) {
+    std::string yaml = sts;
+    yaml.replace(yaml.find("%ANNOTATIONS%"), 13, annotations);
+    yaml.replace(yaml.find("%POLICY%"), 8, policy);
+    return gangs_of(yaml).at(0).min_member;
+  };
+  const std::string asks = ", annotations: {kai.scheduler/min-member: \"4\"}";
+  CHECK(with("", "") == 1);
+  CHECK(with(asks, "") == 1);  // OrderedReady: a gang of 4 would never start
+  CHECK(with(asks, "podManagementPolicy: Parallel") == 4);
+  CHECK(with("", "podManagementPolicy: Parallel") == 1);
+  CHECK(gangs_of(R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: x}]}}
+)")[0].min_member == 1);
+}
+
+// KAI pkg/podgrouper/podgrouper/plugins/knative: with gang scheduling on, a revision's gang is its min-scale
+// (default 1).
+TEST_CASE("Knative Service: the revision's min-scale") {
+  const std::string ksvc = R"(
+apiVersion: serving.knative.dev/v1
+kind: Service
+metadata: {name: hello}
+spec:
+  template:
+    metadata: {annotations: {%ANNOTATIONS%}}
+    spec: {containers: [{image: x}]}
+)";
+  auto with = [&](const std::string& annotations) {
+    std::string yaml = ksvc;
+    yaml.replace(yaml.find("%ANNOTATIONS%"), 13, annotations);
+    return gangs_of(yaml).at(0).min_member;
+  };
+  CHECK(with("") == 1);
+  CHECK(with("autoscaling.knative.dev/min-scale: \"3\"") == 3);
+  CHECK(with("autoscaling.knative.dev/min-scale: \"2\", autoscaling.knative.dev/initial-scale: \"5\"") == 2);
+}
+
 TEST_CASE("gang rules are named in policies by these names") {
   CHECK(gang_rule_from_name("minimum") == GangRule::Minimum);
   CHECK(gang_rule_from_name("all-pods") == GangRule::AllPods);
