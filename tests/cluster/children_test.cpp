@@ -135,3 +135,40 @@ TEST_CASE("pods made by kube-controller-manager carry their top-level workload's
     CHECK(webhook.requests("mutate", "Pod", "controlled") >= 4);
   }
 }
+
+TEST_CASE("under YuniKorn, a JobSet's pods made by the real controllers carry one app and the same task groups") {
+  RegisteredWebhook webhook(policy_with_rules(R"(- name: yunikorn
+  namespaces: ["*"]
+  kinds: ["*"]
+  profile: yunikorn
+  queue: {default: root.research}
+)"));
+  const std::string ns = make_namespace("yunikorn", true);
+  const std::string pod_spec = std::string(R"({"restartPolicy":"Never","containers":)") + kContainer + "}";
+  create(ns, R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"train"},"spec":{
+    "replicatedJobs":[
+      {"name":"driver","template":{"spec":{"template":{"spec":)" +
+                 pod_spec + R"(}}}},
+      {"name":"workers","replicas":2,"template":{"spec":{"parallelism":2,"completions":2,"template":{"spec":)" +
+                 pod_spec + "}}}}]}}");
+  // 1 driver pod and 2 Jobs of 2 worker pods, made by the JobSet controller and then the Job controller.
+  const auto pods = wait_for_pods(ns, "jobset.sigs.k8s.io/jobset-name=train", 5);
+  simdjson::dom::parser parser;
+  std::string task_groups;
+  for (const auto& pod : pods) {
+    auto object = Cluster::get().get_json(parser, {"get", pod, "-n", ns});
+    INFO(pod);
+    CHECK(string_at(object, "/spec/schedulerName") == "yunikorn");
+    CHECK(string_at(object, "/metadata/labels/yunikorn.apache.org~1app-id") == "train");
+    CHECK(string_at(object, "/metadata/labels/yunikorn.apache.org~1queue") == "root.research");
+    const std::string job = string_at(object, "/metadata/labels/jobset.sigs.k8s.io~1replicatedjob-name");
+    CHECK(string_at(object, "/metadata/annotations/yunikorn.apache.org~1task-group-name") == job);
+    const std::string groups = string_at(object, "/metadata/annotations/yunikorn.apache.org~1task-groups");
+    if (task_groups.empty()) task_groups = groups;
+    CHECK(groups == task_groups);
+  }
+  CHECK(task_groups ==
+        R"([{"name":"driver","minMember":1,"minResource":{"nvidia.com/gpu":"1"},"nodeSelector":{},"tolerations":[]},)"
+        R"({"name":"workers","minMember":4,"minResource":{"nvidia.com/gpu":"1"},"nodeSelector":{},"tolerations":[]}])");
+  CHECK(webhook.requests("mutate", "Pod", "controlled") >= 5);
+}
