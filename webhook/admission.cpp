@@ -143,12 +143,13 @@ class Reviewer {
     values_.gpus = gpu_count(view.total_requests);
     values_.group = gang_names_.empty() ? std::string_view(name_) : std::string_view(gang_names_.front());
     values_.gang_size = view.gangs.empty() ? view.total_pods : view.gangs.front().min_member;
-    if (rule.profile) {
-      const ProfileEdits& profile = Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone);
-      if (profile.uses("priorityClassName")) priority_class_ = first_priority_class(view, req.object);
-      values_.priority_class_name = priority_class_;
-      if (profile.uses("taskGroups")) task_groups_.resize(view.gangs.size());
-    }
+    static const ProfileEdits no_profile;
+    const ProfileEdits& profile =
+        rule.profile ? Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone) : no_profile;
+    if (profile.writes_priority_class || rule.writes_priority_class)
+      priority_class_ = first_priority_class(view, req.object);
+    values_.priority_class_name = priority_class_;
+    if (profile.writes_task_groups || rule.writes_task_groups) task_groups_.resize(view.gangs.size());
   }
 
   // The gang's task groups, made the first time one of its pod templates needs them: every pod gets the same text.
@@ -156,7 +157,9 @@ class Reviewer {
     if (!gang || task_groups_.empty()) return {};
     std::string& json = task_groups_[gang - view_.gangs.data()];
     if (json.empty())
-      json = task_groups_json(gang_members(*gang, view_.components, rule_.profile->gang_rule), doc_.root());
+      json = task_groups_json(
+          gang_members(*gang, view_.components, rule_.profile ? rule_.profile->gang_rule : GangRule::Minimum),
+          doc_.root());
     return json;
   }
 

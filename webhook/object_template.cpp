@@ -10,8 +10,8 @@ namespace wm::webhook {
 
 struct ObjectTemplate::Node {
   enum class Kind { Map, Sequence, Text, Raw, Count, GangResources, TaskMinMembers } kind = Kind::Text;
-  std::vector<std::pair<std::string, Node>> entries;  // Map
-  std::vector<Node> items;                            // Sequence
+  std::vector<std::string> keys;  // Map: the key of each child
+  std::vector<Node> children;     // Map, Sequence
   std::optional<ValueTemplate> text;                  // Text, Count
   std::string raw;                                    // Raw: a YAML number or boolean, written as is
 };
@@ -44,14 +44,15 @@ std::optional<Node> parse_node(const YAML::Node& n, const std::string& field, st
     for (const auto& e : n) {
       auto child = parse_node(e.second, field + "." + e.first.Scalar(), error);
       if (!child) return std::nullopt;
-      out.entries.emplace_back(e.first.Scalar(), std::move(*child));
+      out.keys.push_back(e.first.Scalar());
+      out.children.push_back(std::move(*child));
     }
   } else if (n.IsSequence()) {
     out.kind = Node::Kind::Sequence;
     for (size_t i = 0; i < n.size(); ++i) {
       auto child = parse_node(n[i], field + "[" + std::to_string(i) + "]", error);
       if (!child) return std::nullopt;
-      out.items.push_back(std::move(*child));
+      out.children.push_back(std::move(*child));
     }
   } else if (n.IsScalar()) {
     const std::string whole = whole_variable(n.Scalar());
@@ -84,12 +85,12 @@ bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects,
     case Node::Kind::Map: {
       out.push_back('{');
       bool first = true;
-      for (const auto& [key, child] : n.entries) {
+      for (size_t i = 0; i < n.children.size(); ++i) {
         const size_t mark = out.size();
         if (!first) out.push_back(',');
-        append_json_string(out, key);
+        append_json_string(out, n.keys[i]);
         out.push_back(':');
-        if (render(child, v, objects, out))
+        if (render(n.children[i], v, objects, out))
           first = false;
         else
           out.resize(mark);
@@ -100,7 +101,7 @@ bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects,
     case Node::Kind::Sequence: {
       out.push_back('[');
       bool first = true;
-      for (const auto& child : n.items) {
+      for (const auto& child : n.children) {
         const size_t mark = out.size();
         if (!first) out.push_back(',');
         if (render(child, v, objects, out))

@@ -92,6 +92,7 @@ class PolicyReader {
                                                    : message);
       }
     }
+    e.note_costly_values();
     return e;
   }
 
@@ -244,6 +245,11 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
     }
     rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels", nullptr);
     rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations", nullptr);
+    for (const TemplatePairs* list : {&rule.pod_labels, &rule.pod_annotations})
+      for (const auto& [key, t] : *list) {
+        rule.writes_priority_class = rule.writes_priority_class || t.uses("priorityClassName");
+        rule.writes_task_groups = rule.writes_task_groups || t.uses("taskGroups");
+      }
     rule.limits = r.limits(n["limits"], field + ".limits");
     rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
     rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);
@@ -297,6 +303,11 @@ bool ProfileEdits::uses(const char* variable) const {
   return false;
 }
 
+void ProfileEdits::note_costly_values() {
+  writes_priority_class = uses("priorityClassName");
+  writes_task_groups = uses("taskGroups");
+}
+
 ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
   ProfileEdits out = base;
   if (over.scheduler_name) out.scheduler_name = over.scheduler_name;
@@ -317,6 +328,7 @@ ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
   merge(out.workload_annotations, over.workload_annotations, over.removed_workload_annotations);
   if (over.removes_pod_group) out.pod_group = nullptr;
   if (over.pod_group) out.pod_group = over.pod_group;
+  out.note_costly_values();
   return out;
 }
 

@@ -29,6 +29,9 @@ struct ProfileEdits {
   bool removes_pod_group = false;
 
   bool uses(const char* variable) const;  // in any label or annotation template
+  // Values that cost work to compute, asked for by a template here (noted once, when the policy loads).
+  bool writes_priority_class = false, writes_task_groups = false;
+  void note_costly_values();
 };
 
 struct SchedulerProfile {
@@ -61,6 +64,7 @@ struct Rule {
   const SchedulerProfile* profile = nullptr;
   std::optional<std::string> queue_value, queue_label, queue_default;
   TemplatePairs pod_labels, pod_annotations;
+  bool writes_priority_class = false, writes_task_groups = false;  // in its own pod labels or annotations
   Limits limits;
   bool mutate_on_update = false;
   bool summary_annotations = true;
