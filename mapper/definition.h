@@ -75,7 +75,8 @@ struct ComponentDefinition {
 struct PodGroupMember {
   std::string component;
   std::vector<std::string> group_by_key_paths;
-  std::vector<std::string> filters;
+  std::vector<std::string> filters;  // jq over one pod, all true for the pod to be a member
+  std::vector<Path> filter_paths;    // the same, compiled
 };
 
 struct PodGroupDefinition {

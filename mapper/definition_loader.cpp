@@ -440,8 +440,9 @@ class DefinitionReader {
             r_.error(item, 0, itf, "must be a jq expression");
             return;
           }
-          r_.expression(item.Scalar(), item, 0, itf);
+          Path compiled = r_.expression(item.Scalar(), item, 0, itf);
           list->push_back(item.Scalar());
+          if (list == &member.filters && compiled) member.filter_paths.push_back(std::move(compiled));
         });
       g.members.push_back(std::move(member));
     });

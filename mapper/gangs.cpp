@@ -23,10 +23,27 @@ long long instance_minimum(const InstanceView& instance, GangRule rule) {
   return instance.pods;
 }
 
+// One pod template as the pod it makes, for filters written against pods.
+std::optional<simdjson::dom::element> pod_of(const InstanceView& i, ObjectDocument& doc) {
+  simdjson::dom::element at;
+  if (i.location.empty() || doc.root().at_pointer(i.location).get(at) != simdjson::SUCCESS) return std::nullopt;
+  if (i.shape == PodShape::PodTemplate) return at;
+  if (i.shape != PodShape::PodSpec) return std::nullopt;  // fragmented: no single pod to show
+  std::string pod = R"({"spec":)" + simdjson::to_string(at);
+  simdjson::dom::element labels, annotations;
+  std::string metadata;
+  if (i.fields.labels && doc.root().at_pointer(*i.fields.labels).get(labels) == simdjson::SUCCESS)
+    metadata += R"("labels":)" + std::string(simdjson::to_string(labels));
+  if (i.fields.annotations && doc.root().at_pointer(*i.fields.annotations).get(annotations) == simdjson::SUCCESS)
+    metadata += (metadata.empty() ? "" : ",") + std::string(R"("annotations":)") + simdjson::to_string(annotations);
+  return doc.adopt(pod + R"(,"metadata":{)" + metadata + "}}");
+}
+
 class GangBuilder {
  public:
-  GangBuilder(const Definition& def, const std::vector<ComponentView>& components, GangRule rule)
-      : def_(def), components_(components), rule_(rule) {}
+  GangBuilder(const Definition& def, const std::vector<ComponentView>& components, GangRule rule, ObjectDocument& doc,
+              std::vector<std::string>& warnings)
+      : def_(def), components_(components), rule_(rule), doc_(doc), warnings_(warnings) {}
 
   // The minimum of a component and every component under it; `members` collects their names (and stops cycles).
   long long subtree(const std::string& name, std::vector<std::string>& members) const {
@@ -79,15 +96,44 @@ class GangBuilder {
   }
 
   // The older podGroups: a gang per group, or per replica when a member groups by its replica key.
-  GangGroupView older(const PodGroupDefinition& group) const {
+  GangGroupView older(const PodGroupDefinition& group) {
     GangGroupView g;
     g.name = group.name;
     for (const auto& m : group.members) {
+      const size_t first_member = g.members.size();
       g.min_member += subtree(m.component, g.members);
+      if (!m.filter_paths.empty())
+        for (size_t i = first_member; i < g.members.size(); ++i) leave_out_filtered(m, g.members[i], g);
       if (g.copies == 1) g.copies = replicas_grouped_apart(m);
     }
     if (g.copies > 1) g.min_member /= g.copies;
     return g;
+  }
+
+  // Takes the pod templates of `component` that fail one of the member's filters out of the gang.
+  void leave_out_filtered(const PodGroupMember& m, const std::string& component, GangGroupView& g) {
+    const ComponentView* view = view_of(component);
+    if (!view) return;
+    for (const auto& i : view->instances) {
+      if (i.shape == PodShape::Logical) continue;
+      auto pod = pod_of(i, doc_);
+      if (!pod) continue;
+      ObjectDocument pod_doc(*pod);
+      bool passes = true;
+      for (size_t f = 0; f < m.filter_paths.size() && passes; ++f) {
+        EvalResult r = m.filter_paths[f]->evaluate(pod_doc, false);
+        if (!r.ok()) {
+          warnings_.push_back("pod group member " + m.component + ": filter (" + m.filters[f] + ") on pod template " +
+                              component + "/" + i.id + ": " + r.error);
+          passes = false;
+        } else {
+          passes = !r.values.empty() && r.values.front().truthy();
+        }
+      }
+      if (passes) continue;
+      g.min_member -= instance_minimum(i, rule_);
+      g.excluded.emplace_back(component, i.id);
+    }
   }
 
   // How many replicas a member's grouping keys tell apart: its component's replica count when one of
@@ -108,13 +154,20 @@ class GangBuilder {
   const Definition& def_;
   const std::vector<ComponentView>& components_;
   GangRule rule_;
+  ObjectDocument& doc_;
+  std::vector<std::string>& warnings_;
 };
 
 }  // namespace
 
+bool GangGroupView::counts(const std::string& component, const std::string& instance) const {
+  if (std::find(members.begin(), members.end(), component) == members.end()) return false;
+  return std::find(excluded.begin(), excluded.end(), std::pair{component, instance}) == excluded.end();
+}
+
 std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
-                                         GangRule rule) {
-  GangBuilder builder(definition, components, rule);
+                                         GangRule rule, ObjectDocument& doc, std::vector<std::string>& warnings) {
+  GangBuilder builder(definition, components, rule, doc, warnings);
   std::vector<GangGroupView> gangs;
   if (definition.pod_group) {
     gangs.push_back(builder.newer(*definition.pod_group));
@@ -136,7 +189,8 @@ std::vector<GangMember> gang_members(const GangGroupView& gang, const std::vecto
   for (const auto& c : components) {
     if (std::find(gang.members.begin(), gang.members.end(), c.name) == gang.members.end()) continue;
     for (const auto& i : c.instances)
-      if (i.shape != PodShape::Logical && i.pods > 0) out.push_back({&c, &i, instance_minimum(i, rule) / copies});
+      if (i.shape != PodShape::Logical && i.pods > 0 && gang.counts(c.name, i.id))
+        out.push_back({&c, &i, instance_minimum(i, rule) / copies});
   }
   return out;
 }

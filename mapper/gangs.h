@@ -12,8 +12,10 @@ namespace wm {
 // pod. A pod group member whose groupByKeyPaths read the key that tells its component's replicas apart (its
 // podSelector.replicaSelector.keyPath: LeaderWorkerSet's group index) gives one gang per replica, as the pods
 // will be grouped once they exist; such a gang is returned once, with `copies` set to the number of replicas.
+// A pod group member's `filters` (jq over one pod, ANDed) are evaluated over each of its pod templates as a pod;
+// a template that fails one is left out of that member. Filter errors are added to `warnings`.
 std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
-                                         GangRule rule);
+                                         GangRule rule, ObjectDocument& doc, std::vector<std::string>& warnings);
 
 // A pod template a gang counts, and its share of the gang's minimum (of one copy, for gangs repeated per replica).
 struct GangMember {

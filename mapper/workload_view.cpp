@@ -242,7 +242,7 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
       view.total_pods += i.pods;
       add_into(view.total_requests, i.total_requests);
     }
-  view.gangs = compute_gangs(definition, view.components, options.gang_rule);
+  view.gangs = compute_gangs(definition, view.components, options.gang_rule, doc, view.warnings);
   if (options.status && definition.root().status)
     view.phases = evaluate_status(*definition.root().status, doc, view.warnings);
   return view;

@@ -67,6 +67,10 @@ struct GangGroupView {
   std::vector<GangSubGroupView> sub_groups;
   std::optional<TopologyConstraint> topology;
   long long copies = 1;  // identical gangs, one per replica of the grouping component (LeaderWorkerSet groups)
+  // Pod templates (component, instance id) of member components that the members' filters leave out.
+  std::vector<std::pair<std::string, std::string>> excluded;
+
+  bool counts(const std::string& component, const std::string& instance) const;
 };
 
 struct WorkloadView {

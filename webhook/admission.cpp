@@ -98,18 +98,20 @@ std::optional<std::string> queue_for(const Rule& rule, simdjson::dom::element ob
   return rule.queue_default;
 }
 
-const GangGroupView* gang_of(const WorkloadView& view, const std::string& component) {
+// The gang a pod template is in; none when its member's filters leave it out.
+const GangGroupView* gang_of(const WorkloadView& view, const std::string& component, const std::string& instance) {
   for (const auto& g : view.gangs)
-    for (const auto& m : g.members)
-      if (m == component) return &g;
+    if (g.counts(component, instance)) return &g;
   return nullptr;
 }
 
 
 // Renders `templates` into `out` from position `at` on, reusing the strings already there (the same
 // edits are rendered once per pod template).
-void render_into(StringPairs& out, size_t& at, const TemplatePairs& templates, const TemplateValues& values) {
+void render_into(StringPairs& out, size_t& at, const TemplatePairs& templates, const TemplateValues& values,
+                 bool in_no_gang = false) {
   for (const auto& [key, t] : templates) {
+    if (in_no_gang && t.about_gang()) continue;
     if (at == out.size()) out.emplace_back();
     out[at].first = key;
     out[at].second.clear();
@@ -176,15 +178,19 @@ class Reviewer {
         TemplateValues v = values_;
         v.component = c.name;
         v.instance = i.id;
-        const GangGroupView* gang = gang_of(view_, c.name);
+        const GangGroupView* gang = gang_of(view_, c.name, i.id);
         v.group = gang ? std::string_view(gang_names_[gang - view_.gangs.data()]) : std::string_view(name_);
         v.gang_size = gang ? gang->min_member : view_.total_pods;
         v.task_groups = task_groups_of(gang);
+        // A template its gang's filters leave out (a CPU-only helper, say) is scheduled on its own: no gang names.
+        const bool left_out = !gang && std::any_of(view_.gangs.begin(), view_.gangs.end(), [&](const auto& g) {
+          return std::find(g.members.begin(), g.members.end(), c.name) != g.members.end();
+        });
         size_t labels = 0, annotations = 0;
-        render_into(edits.labels, labels, profile.pod_labels, v);
-        render_into(edits.labels, labels, rule_.pod_labels, v);
-        render_into(edits.annotations, annotations, profile.pod_annotations, v);
-        render_into(edits.annotations, annotations, rule_.pod_annotations, v);
+        render_into(edits.labels, labels, profile.pod_labels, v, left_out);
+        render_into(edits.labels, labels, rule_.pod_labels, v, left_out);
+        render_into(edits.annotations, annotations, profile.pod_annotations, v, left_out);
+        render_into(edits.annotations, annotations, rule_.pod_annotations, v, left_out);
         edits.labels.resize(labels);
         edits.annotations.resize(annotations);
         apply_pod_edits(patch, i, edits, warnings);

@@ -44,6 +44,7 @@ std::optional<ValueTemplate> ValueTemplate::parse(const std::string& text, std::
       return std::nullopt;
     }
     t.parts_.push_back({"", index});
+    t.about_gang_ = t.about_gang_ || name == "group" || name == "gangSize" || name == "taskGroups";
     pos = close + 2;
   }
   return t;

@@ -23,6 +23,8 @@ class ValueTemplate {
   std::string render(const TemplateValues& values) const;
   void render_into(std::string& out, const TemplateValues& values) const;  // appends
   bool uses(const char* variable) const;
+  // Names the pod's gang ({{group}}, {{gangSize}}, {{taskGroups}}): meaningless for a pod in no gang.
+  bool about_gang() const { return about_gang_; }
 
  private:
   struct Part {
@@ -30,6 +32,7 @@ class ValueTemplate {
     int variable = -1;  // index into the variable table, or -1 for a literal
   };
   std::vector<Part> parts_;
+  bool about_gang_ = false;
 };
 
 }  // namespace wm::webhook

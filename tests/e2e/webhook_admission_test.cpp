@@ -351,3 +351,59 @@ TEST_CASE("the failure policy decides for objects the mapper cannot understand")
   CHECK_THAT(allowed.warnings, Catch::Contains("failure policy Ignore"));
   CHECK_THAT(client.get("/metrics").body, Catch::Contains(R"(kind="JobSet",outcome="not-understood"} 1)"));
 }
+
+TEST_CASE("a pod template its gang's filters leave out gets the scheduler but no gang names") {
+  if (!have_command("kubectl")) return;
+  std::string dir = write_temp("defs-marker-filters", "");
+  dir = dir.substr(0, dir.rfind('/')) + "/defs-filters";
+  std::string out;
+  REQUIRE(run("mkdir -p " + dir, out) == 0);
+  std::ofstream(dir + "/trainer.yaml") << R"(apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: trainer}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: trainer
+      kind: {group: example.com, version: v1, kind: Trainer}
+      statusDefinition:
+        phaseDefinition: {path: .status.phase}
+        statusMappings:
+          running: [{byPhase: Running}]
+    childComponents:
+    - name: role
+      ownerRef: trainer
+      specDefinition:
+        podTemplateSpecPath: .spec.roles[].template
+      scaleDefinition:
+        replicasPath: .spec.roles[].replicas
+      instanceIdPath: .spec.roles[].name
+      podSelector:
+        componentInstanceSelector:
+          idPath: .metadata.labels.role
+  optimizationInstructions:
+    gangScheduling:
+      podGroups:
+      - name: gpus
+        members:
+        - componentName: role
+          filters:
+          - '(.spec.containers[0].resources.limits["nvidia.com/gpu"] // 0) > 0'
+)";
+  std::string policy =
+      write_temp("policy-filters.yaml", policy_with_rules("- name: all\n  profile: volcano\n  queue: {value: q1}\n"));
+  ServerProcess server({"--definitions", dir, "--policy", policy});
+  HttpsClient client(server.port());
+  const std::string trainer = R"({"apiVersion":"example.com/v1","kind":"Trainer","metadata":{"name":"t"},"spec":{"roles":[
+    {"name":"gpu","replicas":4,"template":{"spec":{"containers":[{"name":"c","image":"x","resources":{"limits":{"nvidia.com/gpu":8}}}]}}},
+    {"name":"loader","replicas":2,"template":{"spec":{"containers":[{"name":"c","image":"x"}]}}}]}})";
+  auto answer = parse_answer(client.post("/mutate", admission_review(trainer, "ns1")).body);
+  auto patched = parse_json(kubectl_apply(trainer, answer.patch));
+  CHECK(string_at(patched.root, "/spec/roles/0/template/metadata/annotations/scheduling.k8s.io~1group-name") == "t");
+  CHECK(string_at(patched.root, "/spec/roles/1/template/metadata/annotations/scheduling.k8s.io~1group-name") ==
+        "<missing>");
+  CHECK(string_at(patched.root, "/spec/roles/1/template/metadata/annotations/scheduling.volcano.sh~1queue-name") ==
+        "q1");
+  CHECK(string_at(patched.root, "/spec/roles/1/template/spec/schedulerName") == "volcano");
+  CHECK(string_at(patched.root, "/metadata/annotations/workload-map.io~1gang-size") == "4");
+}

@@ -2,6 +2,7 @@
 // after a rule in the upstream grouping code it cites, and checked under both gang rules where they differ.
 #include <catch2/catch.hpp>
 
+#include "mapper/definition_loader.h"
 #include "mapper/gangs.h"
 #include "mapper/workload_view.h"
 #include "tests/support/test_support.h"
@@ -320,6 +321,67 @@ spec:
   CHECK(with("") == 1);
   CHECK(with("autoscaling.knative.dev/min-scale: \"3\"") == 3);
   CHECK(with("autoscaling.knative.dev/min-scale: \"2\", autoscaling.knative.dev/initial-scale: \"5\"") == 2);
+}
+
+// Upstream's member filters (the Karta CRD's example: pods with GPUs) select which pods of a component are in the
+// gang; they are evaluated over each pod template as the pod it makes.
+TEST_CASE("a pod group member's filters leave pod templates out of the gang") {
+  DefinitionLoad load = load_definitions(R"(
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: trainer}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: trainer
+      kind: {group: example.com, version: v1, kind: Trainer}
+      statusDefinition:
+        phaseDefinition: {path: .status.phase}
+        statusMappings:
+          running: [{byPhase: Running}]
+    childComponents:
+    - name: role
+      ownerRef: trainer
+      specDefinition:
+        podTemplateSpecPath: .spec.roles[].template
+      scaleDefinition:
+        replicasPath: .spec.roles[].replicas
+      instanceIdPath: .spec.roles[].name
+      podSelector:
+        componentInstanceSelector:
+          idPath: .metadata.labels.role
+  optimizationInstructions:
+    gangScheduling:
+      podGroups:
+      - name: gpus
+        members:
+        - componentName: role
+          filters:
+          - '(.spec.containers[0].resources.limits["nvidia.com/gpu"] // 0) > 0'
+)",
+                                         "trainer.yaml");
+  INFO((load.errors.empty() ? "" : load.errors[0].str()));
+  REQUIRE(load.errors.empty());
+  REQUIRE(load.definitions.size() == 1);
+  auto objects = test::parse_yaml(R"(
+apiVersion: example.com/v1
+kind: Trainer
+metadata: {name: t}
+spec:
+  roles:
+  - name: gpu
+    replicas: 4
+    template: {spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+  - name: loader
+    replicas: 2
+    template: {spec: {containers: [{name: c, image: x}]}}
+)");
+  WorkloadView view = build_view(load.definitions[0], *objects[0].doc);
+  REQUIRE(view.warnings.empty());
+  REQUIRE(view.gangs.size() == 1);
+  CHECK(view.gangs[0].min_member == 4);
+  CHECK(view.gangs[0].counts("role", "gpu"));
+  CHECK_FALSE(view.gangs[0].counts("role", "loader"));
 }
 
 TEST_CASE("gang rules are named in policies by these names") {
