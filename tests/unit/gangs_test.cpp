@@ -384,6 +384,113 @@ spec:
   CHECK_FALSE(view.gangs[0].counts("role", "loader"));
 }
 
+// Cases taken from KAI's own unit tests, with their fixtures and expected minimums.
+
+// ray_grouper_test.go, TestRayAutoscalingWorkerMinimum: worker groups "elastic" (replicas 5, numOfHosts and
+// minReplicas per case), "fixed" (replicas 3, minReplicas 2) and "suspended"; the gang is 1 (head) + 2 (fixed) +
+// the elastic group's wantWorkers, and the suspended group is no sub-group.
+TEST_CASE("KAI's TestRayAutoscalingWorkerMinimum") {
+  struct Case {
+    const char* name;
+    const char* autoscaling;  // "" when omitted
+    const char* minimum;      // "" when omitted
+    int hosts;
+    long long want_workers;
+  };
+  const Case cases[] = {{"zero minimum", "true", "0", 1, 0},
+                        {"omitted minimum", "true", "", 1, 0},
+                        {"zero minimum with multiple hosts", "true", "0", 2, 0},
+                        {"positive minimum with multiple hosts", "true", "2", 2, 4},
+                        {"disabled autoscaling", "false", "0", 1, 5},
+                        {"omitted autoscaling", "", "0", 2, 10},
+                        {"minimum without autoscaling", "", "2", 1, 2}};
+  for (const auto& c : cases) {
+    INFO(c.name);
+    std::string yaml = R"(
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: rc}
+spec:
+)";
+    if (*c.autoscaling) yaml += std::string("  enableInTreeAutoscaling: ") + c.autoscaling + "\n";
+    yaml += R"(  headGroupSpec: {template: {spec: {containers: [{name: h, image: ray}]}}}
+  workerGroupSpecs:
+  - groupName: elastic
+    replicas: 5
+    numOfHosts: )" + std::to_string(c.hosts) + "\n";
+    if (*c.minimum) yaml += std::string("    minReplicas: ") + c.minimum + "\n";
+    yaml += R"(    template: {spec: {containers: [{name: w, image: ray}]}}
+  - groupName: fixed
+    replicas: 3
+    minReplicas: 2
+    template: {spec: {containers: [{name: w, image: ray}]}}
+  - groupName: suspended
+    replicas: 3
+    suspended: true
+    template: {spec: {containers: [{name: w, image: ray}]}}
+)";
+    auto gangs = gangs_of(yaml);
+    REQUIRE(gangs.size() == 1);
+    CHECK(gangs[0] == Gang{"cluster", c.want_workers + 3, {{"head", 1}, {"elastic", c.want_workers}, {"fixed", 2}}});
+  }
+}
+
+// ray_grouper_test.go, TestGetPodGroupMetadata_RayCluster_NumOfHosts (MinAvailable 8) and _SuspendedWorkers (3).
+TEST_CASE("KAI's TestGetPodGroupMetadata_RayCluster_NumOfHosts and _SuspendedWorkers") {
+  CHECK(gangs_of(R"(
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: test-ray-cluster}
+spec:
+  headGroupSpec: {template: {spec: {containers: [{name: h, image: ray}]}}}
+  workerGroupSpecs:
+  - {numOfHosts: 2, replicas: 3, minReplicas: 2, template: {spec: {containers: [{name: w, image: ray}]}}}
+  - {numOfHosts: 3, replicas: 3, minReplicas: 1, template: {spec: {containers: [{name: w, image: ray}]}}}
+)")[0].min_member == 8);
+  CHECK(gangs_of(R"(
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: test-ray-cluster}
+spec:
+  headGroupSpec: {template: {spec: {containers: [{name: h, image: ray}]}}}
+  workerGroupSpecs:
+  - {replicas: 3, minReplicas: 2, template: {spec: {containers: [{name: w, image: ray}]}}}
+  - {suspended: true, replicas: 3, minReplicas: 1, template: {spec: {containers: [{name: w, image: ray}]}}}
+)")[0].min_member == 3);
+}
+
+// jobset_grouper_test.go: replicatedJob(name, replicas, parallelism) fixtures. A replica's leaf minimum is its
+// parallelism, or its Job template's batch-min-member; InOrder and a non-empty dependsOn start with the first
+// replicated jobs only (root minSubGroup 1); an empty dependsOn changes nothing.
+TEST_CASE("KAI's JobSet grouper tests: AnyOrder, InOrder, dependsOn, template min-member") {
+  auto job_set = [](const std::string& extra_spec, const std::string& jobs) {
+    return gangs_of("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js}\nspec:\n" + extra_spec +
+                    "  replicatedJobs:\n" + jobs)[0];
+  };
+  auto rj = [](const std::string& name, int replicas, int parallelism, const std::string& more = "") {
+    return "  - name: " + name + "\n    replicas: " + std::to_string(replicas) + more +
+           "\n    template:\n      spec: {parallelism: " + std::to_string(parallelism) +
+           ", template: {spec: {containers: [{name: c, image: x}]}}}\n";
+  };
+  // TestSingleReplicatedJobMultipleReplicas: worker (3, 4): three leaves of 4.
+  CHECK(job_set("", rj("worker", 3, 4)) == Gang{"jobset", 12, {{"worker", 12}}});
+  // TestMultipleReplicatedJobsAnyOrder / TestStartupPolicyInOrderRootMinSubGroup: leader (1, 1), worker (2, 4).
+  CHECK(job_set("  startupPolicy: {startupPolicyOrder: AnyOrder}\n", rj("leader", 1, 1) + rj("worker", 2, 4)) ==
+        Gang{"jobset", 9, {{"leader", 1}, {"worker", 8}}});
+  CHECK(job_set("  startupPolicy: {startupPolicyOrder: InOrder}\n", rj("leader", 1, 1) + rj("worker", 2, 4)) ==
+        Gang{"jobset", 1, {{"leader", 1}, {"worker", 0}}});
+  // TestDependsOnRootMinSubGroupCollapsed: node (1, 2), launcher (1, 1) depending on node.
+  CHECK(job_set("", rj("node", 1, 2) + rj("launcher", 1, 1, "\n    dependsOn: [{name: node, status: Ready}]")) ==
+        Gang{"jobset", 2, {{"node", 2}, {"launcher", 0}}});
+  // TestEmptyDependsOnIgnored.
+  CHECK(job_set("", rj("a", 1, 1) + rj("b", 1, 1, "\n    dependsOn: []")).min_member == 2);
+  // TestTemplateAnnotationOverridesLeafMinMember: worker (2, 8) with batch-min-member 5 on its Job template.
+  const std::string annotated = "  - name: worker\n    replicas: 2\n    template:\n      metadata: {annotations: "
+                                "{kai.scheduler/batch-min-member: \"5\"}}\n      spec: {parallelism: 8, template: "
+                                "{spec: {containers: [{name: c, image: x}]}}}\n";
+  CHECK(job_set("", annotated) == Gang{"jobset", 10, {{"worker", 10}}});
+}
+
 TEST_CASE("gang rules are named in policies by these names") {
   CHECK(gang_rule_from_name("minimum") == GangRule::Minimum);
   CHECK(gang_rule_from_name("all-pods") == GangRule::AllPods);
