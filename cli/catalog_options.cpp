@@ -37,7 +37,6 @@ std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs) {
   return catalog;
 }
 
-
 std::optional<webhook::Policy> load_policy(const std::string& file) {
   if (file.empty()) return webhook::Policy::builtin();
   std::ifstream in(file);

@@ -137,8 +137,8 @@ int inspect(const Args& raw) {
     }
     profile = policy->profile(profile_name);
     if (!profile) {
-      std::cerr << "inspect: no profile " << profile_name << " in " << (policy_file.empty() ? "the built-in policy" : policy_file)
-                << "; it has:";
+      std::cerr << "inspect: no profile " << profile_name << " in "
+                << (policy_file.empty() ? "the built-in policy" : policy_file) << "; it has:";
       for (const auto& name : policy->profile_names()) std::cerr << " " << name;
       std::cerr << "\n";
       return kUsage;

@@ -102,12 +102,12 @@ struct GangPodGroupDefinition {
 };
 
 struct Definition {
-  std::string name;                             // metadata.name
-  std::string file;                             // where it was read from, for messages
-  GroupVersionKind gvk;                         // the root component's kind
-  std::vector<ComponentDefinition> components;  // root first, then children in file order
-  std::vector<GroupVersionKind> child_kinds;    // additionalChildKinds: made by the workload, not components
-  std::vector<PodGroupDefinition> pod_groups;     // gangScheduling.podGroups (older format)
+  std::string name;                                 // metadata.name
+  std::string file;                                 // where it was read from, for messages
+  GroupVersionKind gvk;                             // the root component's kind
+  std::vector<ComponentDefinition> components;      // root first, then children in file order
+  std::vector<GroupVersionKind> child_kinds;        // additionalChildKinds: made by the workload, not components
+  std::vector<PodGroupDefinition> pod_groups;       // gangScheduling.podGroups (older format)
   std::optional<GangPodGroupDefinition> pod_group;  // gangScheduling.podGroup (newer; wins when both are set)
 
   const ComponentDefinition& root() const { return components.front(); }

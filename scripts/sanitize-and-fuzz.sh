@@ -3,6 +3,8 @@
 # then a short libFuzzer run of each target (FUZZ_SECONDS, default 30) seeded from the corpus.
 # A crash fails the run and leaves the input in build-sanitize/fuzz/<target>-crash-*: copy it to
 # tests/fuzz/regressions/<admission|definitions|native_vs_jq|policy>/ so that every later run replays it.
+# An hour of each target: FUZZ_SECONDS=3600 scripts/sanitize-and-fuzz.sh; then scripts/fuzz-corpus-merge.sh keeps
+# what the runs found in tests/fuzz/corpus/, minimized.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --fuzz
@@ -29,15 +31,18 @@ mkdir -p "$work/objects"
 for review in "$work"/seeds-admission/*.json; do
   jq -c '.request.object // empty' "$review" > "$work/objects/$(basename "$review")" 2>/dev/null || true
 done
-$build/tests/fuzz/make_native_vs_jq_seeds "$work/seeds-native_vs_jq" "$work"/objects/*.json
+$build/tests/make_native_vs_jq_seeds "$work/seeds-native_vs_jq" "$work"/objects/*.json
 for target in native_vs_jq policy; do
   if [[ -d tests/fuzz/regressions/$target ]]; then cp tests/fuzz/regressions/$target/* "$work/seeds-$target/"; fi
 done
 cp manifests/base/policy.yaml "$work/seeds-policy/"
+# The corpus kept in the tree (what earlier runs found, minimized), and a dictionary of the keys the code reads.
+for target in "${targets[@]}"; do cp tests/fuzz/corpus/$target/* "$work/seeds-$target/"; done
+tests/fuzz/make_dictionary.sh > "$work/catalog.dict"
 for target in "${targets[@]}"; do
   echo "fuzzing $target for ${seconds}s"
   (cd "$work" && ../tests/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 \
-     -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$target-" -print_final_stats=1 \
+     -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$target-" -print_final_stats=1 -dict=catalog.dict \
      "$target" "seeds-$target" 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|crash|Done" || true)
   if ls "$work/$target-"* >/dev/null 2>&1; then
     echo "fuzz_$target found a crash: $(ls "$work/$target-"*)" >&2

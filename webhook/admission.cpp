@@ -7,8 +7,8 @@
 #include "mapper/pod_edits.h"
 #include "mapper/resources.h"
 #include "mapper/view_json.h"
-#include "webhook/gang_values.h"
 #include "mapper/workload_view.h"
+#include "webhook/gang_values.h"
 
 namespace wm::webhook {
 
@@ -104,7 +104,6 @@ const GangGroupView* gang_of(const WorkloadView& view, const std::string& compon
     if (g.counts(component, instance)) return &g;
   return nullptr;
 }
-
 
 // Renders `templates` into `out` from position `at` on, reusing the strings already there (the same
 // edits are rendered once per pod template).
@@ -282,7 +281,7 @@ class Reviewer {
   ObjectDocument& doc_;
   bool standalone_;  // no controller owns the object
   std::string name_, namespace_name_, queue_;
-  std::vector<std::string> gang_names_;  // by position in view_.gangs
+  std::vector<std::string> gang_names_;   // by position in view_.gangs
   std::vector<std::string> task_groups_;  // by position in view_.gangs, when the profile writes them
   std::string priority_class_;
   TemplateValues values_;

@@ -10,10 +10,10 @@ namespace wm::webhook {
 
 struct ObjectTemplate::Node {
   enum class Kind { Map, Sequence, Text, Raw, Count, GangResources, TaskMinMembers } kind = Kind::Text;
-  std::vector<std::string> keys;  // Map: the key of each child
-  std::vector<Node> children;     // Map, Sequence
-  std::optional<ValueTemplate> text;                  // Text, Count
-  std::string raw;                                    // Raw: a YAML number or boolean, written as is
+  std::vector<std::string> keys;      // Map: the key of each child
+  std::vector<Node> children;         // Map, Sequence
+  std::optional<ValueTemplate> text;  // Text, Count
+  std::string raw;                    // Raw: a YAML number or boolean, written as is
 };
 
 namespace {

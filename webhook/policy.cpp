@@ -76,7 +76,8 @@ class PolicyReader {
     if (node["schedulerName"].IsDefined()) e.scheduler_name = node["schedulerName"].Scalar();
     auto removed = [&](std::vector<std::string>& list) { return is_override ? &list : nullptr; };
     e.pod_labels = templates(node["podLabels"], field + ".podLabels", removed(e.removed_pod_labels));
-    e.pod_annotations = templates(node["podAnnotations"], field + ".podAnnotations", removed(e.removed_pod_annotations));
+    e.pod_annotations =
+        templates(node["podAnnotations"], field + ".podAnnotations", removed(e.removed_pod_annotations));
     e.workload_labels =
         templates(node["workloadLabels"], field + ".workloadLabels", removed(e.removed_workload_labels));
     e.workload_annotations =
@@ -88,8 +89,8 @@ class PolicyReader {
       } else if (auto t = ObjectTemplate::parse(pg, field + ".podGroup", message)) {
         e.pod_group = std::make_shared<const ObjectTemplate>(std::move(*t));
       } else {
-        error(pg, field + ".podGroup", pg.IsNull() ? "null drops the profile's podGroup, which only an override can do"
-                                                   : message);
+        error(pg, field + ".podGroup",
+              pg.IsNull() ? "null drops the profile's podGroup, which only an override can do" : message);
       }
     }
     e.note_costly_values();
@@ -312,9 +313,8 @@ ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
   ProfileEdits out = base;
   if (over.scheduler_name) out.scheduler_name = over.scheduler_name;
   auto merge = [](TemplatePairs& into, const TemplatePairs& more, const std::vector<std::string>& removed) {
-    std::erase_if(into, [&](const auto& pair) {
-      return std::find(removed.begin(), removed.end(), pair.first) != removed.end();
-    });
+    std::erase_if(
+        into, [&](const auto& pair) { return std::find(removed.begin(), removed.end(), pair.first) != removed.end(); });
     for (const auto& [k, v] : more) {
       bool replaced = false;
       for (auto& [ik, iv] : into)

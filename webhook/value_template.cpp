@@ -58,9 +58,8 @@ std::string ValueTemplate::render(const TemplateValues& v) const {
 
 void ValueTemplate::render_into(std::string& out, const TemplateValues& v) const {
   // In kVariables' order: the text variables, then the counts.
-  const std::string_view texts[] = {v.name,     v.namespace_name, v.kind,  v.group,
-                                    v.component, v.instance,      v.queue, v.priority_class_name,
-                                    v.task_groups};
+  const std::string_view texts[] = {v.name,  v.namespace_name,      v.kind,       v.group, v.component, v.instance,
+                                    v.queue, v.priority_class_name, v.task_groups};
   const long long counts[] = {v.gang_size, v.pods, v.gpus};
   constexpr int kTexts = static_cast<int>(std::size(texts));
   for (const auto& p : parts_) {

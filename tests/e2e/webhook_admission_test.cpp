@@ -88,9 +88,8 @@ struct ProfileCase {
 };
 
 std::string fill(std::string v, const std::string& name, const std::string& component, const std::string& instance) {
-  for (auto [from, to] : {std::pair<std::string, std::string>{"{name}", name},
-                          {"{component}", component},
-                          {"{instance}", instance}})
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{"{name}", name}, {"{component}", component}, {"{instance}", instance}})
     if (auto at = v.find(from); at != std::string::npos) v.replace(at, from.size(), to);
   return v;
 }
@@ -200,8 +199,8 @@ TEST_CASE("Kueue: a Pod an unknown controller owns keeps the queue label but joi
 
 TEST_CASE("YuniKorn: every pod names its task group and carries the same task-group list") {
   if (!have_command("kubectl")) return;
-  std::string policy =
-      write_temp("policy-yunikorn.yaml", policy_with_rules("- name: all\n  profile: yunikorn\n  queue: {value: root.a}\n"));
+  std::string policy = write_temp("policy-yunikorn.yaml",
+                                  policy_with_rules("- name: all\n  profile: yunikorn\n  queue: {value: root.a}\n"));
   ServerProcess server({"--policy", policy});
   HttpsClient client(server.port());
   // A RayCluster: the head and an autoscaled worker group whose minimum is 2 of 5 replicas, with a node selector.
@@ -219,10 +218,9 @@ TEST_CASE("YuniKorn: every pod names its task group and carries the same task-gr
   CHECK(string_at(patched.root, worker + "yunikorn.apache.org~1task-group-name") == "gpu");
   const std::string groups = string_at(patched.root, head + "yunikorn.apache.org~1task-groups");
   CHECK(groups == string_at(patched.root, worker + "yunikorn.apache.org~1task-groups"));
-  CHECK(groups ==
-        R"([{"name":"head","minMember":1,"minResource":{"cpu":"2"},"nodeSelector":{},"tolerations":[]},)"
-        R"({"name":"gpu","minMember":2,"minResource":{"nvidia.com/gpu":"1"},"nodeSelector":{"pool":"a100"},)"
-        R"("tolerations":[{"key":"gpu","operator":"Exists"}]}])");
+  CHECK(groups == R"([{"name":"head","minMember":1,"minResource":{"cpu":"2"},"nodeSelector":{},"tolerations":[]},)"
+                  R"({"name":"gpu","minMember":2,"minResource":{"nvidia.com/gpu":"1"},"nodeSelector":{"pool":"a100"},)"
+                  R"("tolerations":[{"key":"gpu","operator":"Exists"}]}])");
   CHECK(string_at(patched.root, "/spec/headGroupSpec/template/metadata/labels/yunikorn.apache.org~1app-id") == "rc");
   CHECK_THAT(string_at(patched.root, worker + "yunikorn.apache.org~1schedulingPolicyParameters"),
              Catch::Contains("gangSchedulingStyle=Soft"));
@@ -394,7 +392,8 @@ spec:
       write_temp("policy-filters.yaml", policy_with_rules("- name: all\n  profile: volcano\n  queue: {value: q1}\n"));
   ServerProcess server({"--definitions", dir, "--policy", policy});
   HttpsClient client(server.port());
-  const std::string trainer = R"({"apiVersion":"example.com/v1","kind":"Trainer","metadata":{"name":"t"},"spec":{"roles":[
+  const std::string trainer =
+      R"({"apiVersion":"example.com/v1","kind":"Trainer","metadata":{"name":"t"},"spec":{"roles":[
     {"name":"gpu","replicas":4,"template":{"spec":{"containers":[{"name":"c","image":"x","resources":{"limits":{"nvidia.com/gpu":8}}}]}}},
     {"name":"loader","replicas":2,"template":{"spec":{"containers":[{"name":"c","image":"x"}]}}}]}})";
   auto answer = parse_answer(client.post("/mutate", admission_review(trainer, "ns1")).body);

@@ -213,7 +213,8 @@ TEST_CASE("under every shipped profile, a JobSet's Job and that Job's Pod are le
   for (const char* profile : {"kai", "volcano", "coscheduling", "kueue", "yunikorn"}) {
     DYNAMIC_SECTION("profile " << profile) {
       const std::string rules = std::string("- name: all\n  profile: ") + profile + "\n  queue: {value: q1}\n";
-      ServerProcess server({"--policy", write_temp(std::string("policy-") + profile + ".yaml", policy_with_rules(rules))});
+      ServerProcess server(
+          {"--policy", write_temp(std::string("policy-") + profile + ".yaml", policy_with_rules(rules))});
       HttpsClient client(server.port());
       for (const auto& c : {job_of_jobset, pod_of_job}) {
         INFO(c.kind << " controlled by " << c.owner_kind);

@@ -1,9 +1,10 @@
 // Gangs as the schedulers compute them, for the rules the catalog's definitions encode. Each case is built
 // after a rule in the upstream grouping code it cites, and checked under both gang rules where they differ.
+#include "mapper/gangs.h"
+
 #include <catch2/catch.hpp>
 
 #include "mapper/definition_loader.h"
-#include "mapper/gangs.h"
 #include "mapper/workload_view.h"
 #include "tests/support/test_support.h"
 
@@ -298,7 +299,8 @@ spec:
   replicas: 3
   selector: {matchLabels: {app: web}}
   template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: x}]}}
-)")[0].min_member == 1);
+)")[0]
+            .min_member == 1);
 }
 
 // KAI pkg/podgrouper/podgrouper/plugins/knative: with gang scheduling on, a revision's gang is its min-scale
@@ -417,7 +419,8 @@ spec:
   workerGroupSpecs:
   - groupName: elastic
     replicas: 5
-    numOfHosts: )" + std::to_string(c.hosts) + "\n";
+    numOfHosts: )" +
+            std::to_string(c.hosts) + "\n";
     if (*c.minimum) yaml += std::string("    minReplicas: ") + c.minimum + "\n";
     yaml += R"(    template: {spec: {containers: [{name: w, image: ray}]}}
   - groupName: fixed
@@ -446,7 +449,8 @@ spec:
   workerGroupSpecs:
   - {numOfHosts: 2, replicas: 3, minReplicas: 2, template: {spec: {containers: [{name: w, image: ray}]}}}
   - {numOfHosts: 3, replicas: 3, minReplicas: 1, template: {spec: {containers: [{name: w, image: ray}]}}}
-)")[0].min_member == 8);
+)")[0]
+            .min_member == 8);
   CHECK(gangs_of(R"(
 apiVersion: ray.io/v1
 kind: RayCluster
@@ -456,7 +460,8 @@ spec:
   workerGroupSpecs:
   - {replicas: 3, minReplicas: 2, template: {spec: {containers: [{name: w, image: ray}]}}}
   - {suspended: true, replicas: 3, minReplicas: 1, template: {spec: {containers: [{name: w, image: ray}]}}}
-)")[0].min_member == 3);
+)")[0]
+            .min_member == 3);
 }
 
 // jobset_grouper_test.go: replicatedJob(name, replicas, parallelism) fixtures. A replica's leaf minimum is its
@@ -485,9 +490,10 @@ TEST_CASE("KAI's JobSet grouper tests: AnyOrder, InOrder, dependsOn, template mi
   // TestEmptyDependsOnIgnored.
   CHECK(job_set("", rj("a", 1, 1) + rj("b", 1, 1, "\n    dependsOn: []")).min_member == 2);
   // TestTemplateAnnotationOverridesLeafMinMember: worker (2, 8) with batch-min-member 5 on its Job template.
-  const std::string annotated = "  - name: worker\n    replicas: 2\n    template:\n      metadata: {annotations: "
-                                "{kai.scheduler/batch-min-member: \"5\"}}\n      spec: {parallelism: 8, template: "
-                                "{spec: {containers: [{name: c, image: x}]}}}\n";
+  const std::string annotated =
+      "  - name: worker\n    replicas: 2\n    template:\n      metadata: {annotations: "
+      "{kai.scheduler/batch-min-member: \"5\"}}\n      spec: {parallelism: 8, template: "
+      "{spec: {containers: [{name: c, image: x}]}}}\n";
   CHECK(job_set("", annotated) == Gang{"jobset", 10, {{"worker", 10}}});
 }
 

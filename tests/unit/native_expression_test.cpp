@@ -252,10 +252,19 @@ TEST_CASE("tonumber: numbers in strings are read, other JSON in strings is refus
 }
 
 TEST_CASE("tonumber natively: integers and integer strings; signs, zeros and other text left to jq") {
-  for (const auto& [input, output] : std::vector<std::pair<std::string, std::string>>{
-           {R"("12")", "12"}, {R"("-3")", "-3"}, {R"("0")", "0"}, {"5", "5"}, {"2.5", "2.5"},
-           {R"("007")", ""}, {R"("-0")", ""}, {R"("+1")", ""}, {R"("1.5")", ""}, {R"("")", ""},
-           {R"("1234567890123456")", ""}, {"null", ""}, {"true", ""}}) {
+  for (const auto& [input, output] : std::vector<std::pair<std::string, std::string>>{{R"("12")", "12"},
+                                                                                      {R"("-3")", "-3"},
+                                                                                      {R"("0")", "0"},
+                                                                                      {"5", "5"},
+                                                                                      {"2.5", "2.5"},
+                                                                                      {R"("007")", ""},
+                                                                                      {R"("-0")", ""},
+                                                                                      {R"("+1")", ""},
+                                                                                      {R"("1.5")", ""},
+                                                                                      {R"("")", ""},
+                                                                                      {R"("1234567890123456")", ""},
+                                                                                      {"null", ""},
+                                                                                      {"true", ""}}) {
     auto object = test::parse_json(R"({"a":)" + input + "}");
     auto native = NativeExpression::parse(".a | tonumber");
     REQUIRE(native);

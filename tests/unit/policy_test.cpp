@@ -1,12 +1,13 @@
 // The policy's profile features: overrides that take keys out or apply only to standalone objects, gang rules,
 // and PodGroup templates rendered as objects.
+#include "webhook/policy.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <catch2/catch.hpp>
 
 #include "tests/support/test_support.h"
 #include "webhook/object_template.h"
-#include "webhook/policy.h"
 
 namespace wm::webhook {
 namespace {
