@@ -174,7 +174,11 @@ class DefinitionReader {
   DefinitionReader(Reader& r) : r_(r) {}
 
   std::optional<Definition> read(const YAML::Node& doc) {
-    if (!r_.map(doc, "", {"apiVersion", "kind", "metadata", "spec"})) return std::nullopt;
+    // `status` is what `kubectl get karta -o yaml` returns beside the spec (the upstream operator's conditions):
+    // accepted and not read, so that a Karta exported from a cluster loads unchanged.
+    if (!r_.map(doc, "", {"apiVersion", "kind", "metadata", "spec", "status"})) return std::nullopt;
+    if (YAML::Node status = doc["status"]; status.IsDefined() && !status.IsNull() && !status.IsMap())
+      r_.error(status, 0, "status", "must be an object");
     auto api = r_.string(doc, "apiVersion", "", true);
     auto kind = r_.string(doc, "kind", "", true);
     if (api && *api != "run.ai/v1alpha1") r_.error(doc["apiVersion"], 0, "apiVersion", "must be run.ai/v1alpha1");
@@ -333,9 +337,19 @@ class DefinitionReader {
     if (!r_.map(node, field, {"componentTypeSelector", "componentInstanceSelector", "replicaSelector"})) return false;
     if (YAML::Node t = node["componentTypeSelector"]; t.IsDefined()) {
       const std::string tf = field + ".componentTypeSelector";
-      if (r_.map(t, tf, {"keyPath", "value"})) {
-        r_.path(t, "keyPath", tf, true);
+      // Upstream's newer form selects by labels (matchLabels, all must match) instead of, or beside, a keyPath.
+      if (r_.map(t, tf, {"keyPath", "value", "matchLabels"})) {
+        const YAML::Node labels = t["matchLabels"];
+        r_.path(t, "keyPath", tf, !labels.IsDefined());
         r_.string(t, "value", tf, false);
+        if (labels.IsDefined()) {
+          if (!labels.IsMap() || labels.size() == 0)
+            r_.error(labels, 0, tf + ".matchLabels", "must map label names to values");
+          else
+            for (const auto& label : labels)
+              if (!label.second.IsScalar())
+                r_.error(label.second, 0, tf + ".matchLabels." + label.first.Scalar(), "must be a string");
+        }
       }
     }
     if (YAML::Node i = node["componentInstanceSelector"]; i.IsDefined()) {
