@@ -150,21 +150,23 @@ int inspect(const Args& raw) {
   if (json) std::cout << "[";
   int failures = for_each_workload(files, *catalog, [&](Workload& w) {
     if (!w.match.definition) {
+      const std::string& covered = w.match.uncovered_version_of;
       if (json) {
         std::cout << (first ? "" : ",") << R"({"apiVersion":")" << w.api_version << R"(","kind":")" << w.kind
-                  << R"(","name":")" << w.name << R"(","known":false})";
+                  << R"(","name":")" << w.name << R"(","known":false)";
+        if (!covered.empty()) std::cout << R"(,"definitionsRead":")" << covered << "\"";
+        std::cout << "}";
         first = false;
       } else {
         std::cout << w.kind << " " << w.name << "  (" << w.source.file << ":" << w.source.line
                   << "): no definition for " << w.api_version << " " << w.kind
-                  << "; not a workload this catalog knows\n\n";
+                  << (covered.empty() ? "; not a workload this catalog knows"
+                                      : "; the definitions of this kind read " + covered + ", not this version")
+                  << "\n\n";
       }
       return;
     }
     WorkloadView view = build_view(*w.match.definition, w.doc, options);
-    if (w.match.other_version)
-      view.warnings.insert(view.warnings.begin(), "no definition for " + w.api_version + "; used the one for " +
-                                                      w.match.definition->gvk.api_version());
     std::vector<std::string> pod_groups;
     if (profile) {
       pod_groups = objects_for(*profile, view, w, queue);

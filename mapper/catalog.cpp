@@ -113,13 +113,15 @@ bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view 
 
 Catalog::Match Catalog::find(std::string_view api_version, std::string_view kind) const {
   const auto [group, version] = split_api_version(api_version);
-  Match fallback;
+  Match none;
   for (const auto& d : definitions_) {
     if (d->gvk.kind != kind || d->gvk.group != group) continue;
-    if (d->gvk.version == version) return {d.get(), false};
-    if (!fallback.definition) fallback = {d.get(), true};
+    for (const auto& v : d->versions) {
+      if (v == version) return {d.get(), {}};
+      none.uncovered_version_of += (none.uncovered_version_of.empty() ? "" : ", ") + v;
+    }
   }
-  return fallback;
+  return none;
 }
 
 }  // namespace wm

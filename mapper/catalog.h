@@ -23,8 +23,10 @@ class Catalog {
   void add(Definition definition, Diagnostics& errors);
 
   struct Match {
-    const Definition* definition = nullptr;
-    bool other_version = false;  // no definition for this version: one for another version of the kind
+    const Definition* definition = nullptr;  // the one whose versions include the object's
+    // No definition reads this version of a kind the catalog knows: the versions that are covered ("v1, v1alpha1").
+    // Such an object is not understood; another version's paths are never used for it.
+    std::string uncovered_version_of;
   };
   Match find(std::string_view api_version, std::string_view kind) const;
   // Whether objects of this kind belong to a workload the catalog knows: a defined kind, a child component's kind,

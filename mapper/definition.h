@@ -102,9 +102,12 @@ struct GangPodGroupDefinition {
 };
 
 struct Definition {
-  std::string name;                                 // metadata.name
-  std::string file;                                 // where it was read from, for messages
-  GroupVersionKind gvk;                             // the root component's kind
+  std::string name;      // metadata.name
+  std::string file;      // where it was read from, for messages
+  GroupVersionKind gvk;  // the root component's kind
+  // The versions of that kind whose objects this definition reads: gvk.version, and those the annotation
+  // workload-map.io/same-schema-versions names (ours: a Karta names one version; KubeRay's v1alpha1 is v1's schema).
+  std::vector<std::string> versions;
   std::vector<ComponentDefinition> components;      // root first, then children in file order
   std::vector<GroupVersionKind> child_kinds;        // additionalChildKinds: made by the workload, not components
   std::vector<PodGroupDefinition> pod_groups;       // gangScheduling.podGroups (older format)

@@ -5,6 +5,7 @@
 #include <functional>
 #include <initializer_list>
 #include <set>
+#include <sstream>
 
 #include "mapper/jq_guard.h"
 #include "mapper/yaml_guard.h"
@@ -217,6 +218,8 @@ class DefinitionReader {
       if (auto child = gvk(n, f, false)) def.child_kinds.push_back(std::move(*child));
     });
     if (def.components.front().kind) def.gvk = *def.components.front().kind;
+    def.versions.push_back(def.gvk.version);
+    if (metadata.IsMap()) same_schema_versions(metadata["annotations"], def);
     check_structure(def, structure, sd);
 
     YAML::Node optimization = spec["optimizationInstructions"];
@@ -462,6 +465,23 @@ class DefinitionReader {
     });
     if (g.members.empty()) r_.error(node, Reader::line_of(node), field + ".members", "a pod group needs members");
     return g;
+  }
+
+  void same_schema_versions(const YAML::Node& annotations, Definition& def) {
+    if (!annotations.IsMap()) return;
+    const YAML::Node also = annotations["workload-map.io/same-schema-versions"];
+    if (!also.IsDefined()) return;
+    if (!also.IsScalar()) {
+      r_.error(also, 0, "metadata.annotations.workload-map.io/same-schema-versions",
+               "must be a string of versions, separated by commas");
+      return;
+    }
+    std::stringstream list(also.Scalar());
+    for (std::string v; std::getline(list, v, ',');) {
+      v.erase(0, v.find_first_not_of(' '));
+      v.erase(v.find_last_not_of(' ') + 1);
+      if (!v.empty()) def.versions.push_back(v);
+    }
   }
 
   std::optional<TopologyConstraint> topology(const YAML::Node& parent, const std::string& field) {

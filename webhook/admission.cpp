@@ -366,23 +366,14 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   const Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
   if (!rule) return allow("no-rule");
   auto match = state.catalog->find(req.api_version, req.kind);
-  if (!match.definition) return allow("unknown-kind");
+  if (!match.definition && match.uncovered_version_of.empty()) return allow("unknown-kind");
   const std::optional<Controller> controller = controller_of(req.object);
   if (controller && state.catalog->part_of_a_workload(controller->api_version, controller->kind))
     return allow("controlled");
 
-  ObjectDocument doc(req.object);
-  ViewOptions options;
-  if (rule->profile) options.gang_rule = rule->profile->gang_rule;
-  WorkloadView view = build_view(*match.definition, doc, options);
+  // The mapper cannot make sense of this object: the rule's failure policy decides.
   std::vector<std::string> warnings;
-  if (match.other_version)
-    warnings.push_back("workload-map: no definition for " + std::string(req.api_version) + " " + view.gvk.kind +
-                       "; used the one for " + match.definition->gvk.api_version());
-  if (!view.warnings.empty()) {
-    // The mapper could not make sense of this object: the rule's failure policy decides.
-    std::string why =
-        "workload-map cannot understand " + display_name(view, req.namespace_name) + ": " + view.warnings.front();
+  auto not_understood = [&](const std::string& why) {
     result.message = why;
     if (rule->failure_policy == FailurePolicy::Fail) {
       result.outcome = "failed-closed";
@@ -391,7 +382,20 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
     }
     warnings.push_back(why + " (left as it is; failure policy Ignore)");
     return allow("not-understood", warnings);
-  }
+  };
+  // A served version no definition reads: another version's paths would find other fields, or none.
+  if (!match.definition)
+    return not_understood("workload-map cannot understand " + std::string(req.api_version) + " " +
+                          std::string(req.kind) + ": no definition reads this version (definitions read " +
+                          match.uncovered_version_of + ")");
+
+  ObjectDocument doc(req.object);
+  ViewOptions options;
+  if (rule->profile) options.gang_rule = rule->profile->gang_rule;
+  WorkloadView view = build_view(*match.definition, doc, options);
+  if (!view.warnings.empty())
+    return not_understood("workload-map cannot understand " + display_name(view, req.namespace_name) + ": " +
+                          view.warnings.front());
 
   Reviewer reviewer(req, *rule, view, doc, !controller);
   if (endpoint == Endpoint::Validate) {

@@ -406,3 +406,33 @@ spec:
   CHECK(string_at(patched.root, "/spec/roles/1/template/spec/schedulerName") == "volcano");
   CHECK(string_at(patched.root, "/metadata/annotations/workload-map.io~1gang-size") == "4");
 }
+
+TEST_CASE("a served version no definition reads is not understood, never read with another version's paths") {
+  // Milvus v1alpha1 is served by the Milvus CRD with another schema than v1beta1, which the catalog reads.
+  const std::string old_milvus =
+      R"({"apiVersion":"milvus.io/v1alpha1","kind":"Milvus","metadata":{"name":"m"},"spec":{"config":{}}})";
+  std::string fail_policy =
+      write_temp("policy-fail-version.yaml", policy_with_rules("- name: all\n  profile: kai\n  failurePolicy: Fail\n"));
+  ServerProcess closed({"--policy", fail_policy});
+  simdjson::dom::parser parser;
+  auto refused =
+      parser.parse(HttpsClient(closed.port()).post("/mutate", admission_review(old_milvus, "x")).body)["response"];
+  CHECK(refused["allowed"].get_bool().value() == false);
+  CHECK(std::string(refused["status"]["message"].get_string().value()) ==
+        "workload-map cannot understand milvus.io/v1alpha1 Milvus: no definition reads this version (definitions "
+        "read v1beta1)");
+
+  ServerProcess open;
+  HttpsClient client(open.port());
+  auto allowed = parse_answer(client.post("/mutate", admission_review(old_milvus, "x")).body);
+  CHECK(allowed.allowed);
+  CHECK(allowed.patch.empty());
+  CHECK_THAT(allowed.warnings, Catch::Contains("no definition reads this version"));
+  CHECK_THAT(client.get("/metrics").body, Catch::Contains(R"(kind="Milvus",outcome="not-understood"} 1)"));
+  // KubeRay's v1alpha1 is read by the v1 definition, which names it.
+  const std::string ray =
+      R"({"apiVersion":"ray.io/v1alpha1","kind":"RayCluster","metadata":{"name":"r"},"spec":{"headGroupSpec":{"template":{"spec":{"containers":[{"name":"h","image":"ray"}]}}}}})";
+  auto patched = parse_answer(client.post("/mutate", admission_review(ray, "x")).body);
+  CHECK_FALSE(patched.patch.empty());
+  CHECK(patched.warnings.empty());
+}

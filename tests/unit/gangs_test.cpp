@@ -497,6 +497,36 @@ TEST_CASE("KAI's JobSet grouper tests: AnyOrder, InOrder, dependsOn, template mi
   CHECK(job_set("", annotated) == Gang{"jobset", 10, {{"worker", 10}}});
 }
 
+// Dynamo's v1beta1 (components with a podTemplate) has a definition of its own; minAvailable is Grove's gang.
+TEST_CASE("DynamoGraphDeployment v1beta1: components' pod templates, nodeCount and minAvailable") {
+  auto objects = test::parse_yaml(R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: disagg}
+spec:
+  components:
+  - name: frontend
+    replicas: 2
+    minAvailable: 1
+    podTemplate: {spec: {containers: [{name: main, image: dynamo}]}}
+  - name: prefill
+    replicas: 2
+    multinode: {nodeCount: 2}
+    podTemplate: {spec: {containers: [{name: main, image: dynamo, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)");
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  CHECK(match.definition->gvk.version == "v1beta1");
+  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  REQUIRE(view.warnings.empty());
+  CHECK(view.total_pods == 2 + 4);
+  CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 32);
+  REQUIRE(view.components.at(1).instances.size() == 2);
+  CHECK(view.components.at(1).instances[1].location == "/spec/components/1/podTemplate");
+  REQUIRE(view.gangs.size() == 1);
+  CHECK(view.gangs[0].min_member == 1 + 4);
+}
+
 TEST_CASE("gang rules are named in policies by these names") {
   CHECK(gang_rule_from_name("minimum") == GangRule::Minimum);
   CHECK(gang_rule_from_name("all-pods") == GangRule::AllPods);
