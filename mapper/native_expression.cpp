@@ -214,6 +214,8 @@ class Parser {
   NodePtr question(NodePtr node) {
     if (!node || !peek('?')) return node;
     ++pos_;
+    // jq 1.6 reads "?//" as one token (the destructuring alternative), so `.a ?// .b` is its syntax error.
+    if (s_.compare(pos_, 2, "//") == 0) return nullptr;
     using T = NativeNode::Type;
     if (node->type == T::Field || node->type == T::Index || node->type == T::Iterate) {
       NativeNode quiet = *node;

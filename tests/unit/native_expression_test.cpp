@@ -133,6 +133,15 @@ TEST_CASE("variable names follow jq's identifiers, so jq refuses what the native
   CHECK_FALSE(error.empty());
 }
 
+TEST_CASE("\"?//\" is one jq token (the destructuring alternative): `.a ?// .b` is refused, `.a? // .b` is not") {
+  // Found by an hour of fuzz_native_vs_jq.
+  std::string error;
+  CHECK_FALSE(NativeExpression::parse(".a ?// .b"));
+  CHECK_FALSE(PathExpression::compile(".a ?// .b", error));
+  CHECK(NativeExpression::parse(".a? // .b"));
+  agree(".a? // .b", R"({"b":1})");
+}
+
 TEST_CASE("white space is jq 1.6's: spaces, tabs and newlines") {
   CHECK(NativeExpression::parse(".a |\t.b\n// 1"));
   // Found by fuzz_native_vs_jq: isspace() also took these, which jq's lexer refuses.
