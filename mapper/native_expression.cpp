@@ -318,9 +318,16 @@ class Parser {
       if (!quoted(name)) return nullptr;
     } else {
       while (pos_ < s_.size() && is_ident(s_[pos_])) name.push_back(s_[pos_++]);
-      if (is_keyword(name)) return nullptr;
+      if (is_keyword(name) || is_exponent(name)) return nullptr;
     }
     return make({NativeNode::Type::Field, std::move(name), 0, 0, base, nullptr, nullptr});
+  }
+
+  // jq 1.6's lexer reads "." followed by an exponent (`.e1`, `.E10`) as a number literal, which it then refuses:
+  // such a field has to be written `.["e1"]`.
+  static bool is_exponent(const std::string& name) {
+    return name.size() >= 2 && (name[0] == 'e' || name[0] == 'E') &&
+           name.find_first_not_of("0123456789", 1) == std::string::npos;
   }
 
   NodePtr bracket(NodePtr base) {

@@ -142,6 +142,19 @@ TEST_CASE("\"?//\" is one jq token (the destructuring alternative): `.a ?// .b` 
   agree(".a? // .b", R"({"b":1})");
 }
 
+TEST_CASE("a field named like an exponent (.e1) is a number to jq 1.6's lexer: refused; quoted, or .e1x, a field") {
+  // Found by fuzz_native_vs_jq.
+  std::string error;
+  for (const char* refused : {".e1", ".spec.e1", ".a.E10 // 1"}) {
+    INFO(refused);
+    CHECK_FALSE(NativeExpression::parse(refused));
+    CHECK_FALSE(PathExpression::compile(refused, error));
+  }
+  agree(".a.e1x", R"({"a":{"e1x":1}})");
+  agree(".a.e", R"({"a":{"e":2}})");
+  agree(R"(.a["e1"])", R"({"a":{"e1":3}})");
+}
+
 TEST_CASE("white space is jq 1.6's: spaces, tabs and newlines") {
   CHECK(NativeExpression::parse(".a |\t.b\n// 1"));
   // Found by fuzz_native_vs_jq: isspace() also took these, which jq's lexer refuses.
