@@ -465,7 +465,7 @@ class Evaluator {
       case T::Literal: {
         Value v;
         v.element = node.literal->root();
-        return emit(std::move(v));
+        return emit(at_input_if_identical(std::move(v), in));
       }
       case T::Field: {
         auto next = [&](Value&& base) {
@@ -581,8 +581,12 @@ class Evaluator {
         if (any) return true;
         return eval(*node.rhs, in, emit);
       }
-      case T::Arithmetic:
-        return binary(node, in, [&](const Value& l, const Value& r) { return arithmetic(node.op, l, r, emit); });
+      case T::Arithmetic: {
+        auto located = [&](Value&& v) {
+          return emit(v.computed ? at_input_if_identical(std::move(v), in) : std::move(v));
+        };
+        return binary(node, in, [&](const Value& l, const Value& r) { return arithmetic(node.op, l, r, located); });
+      }
     }
     return fail("unknown node");
   }
@@ -708,6 +712,26 @@ class Evaluator {
     v.computed = true;
     v.number = std::strtod(std::string(s).c_str(), nullptr);
     return emit(std::move(v));
+  }
+
+  // jq's path tracking accepts a made value that is identical (jv_identical: the same null or boolean, the same
+  // number bit for bit) to the value at the current path, and keeps that path: `path(0)` on 0 is [].
+  Value at_input_if_identical(Value v, const Value& in) const {
+    if (!want_pointers_ || !in.has_pointer) return v;
+    bool identical = false;
+    if (auto a = v.as_number(), b = in.as_number(); a && b) {
+      identical = std::memcmp(&*a, &*b, sizeof(double)) == 0;
+    } else if (!v.computed && !in.computed) {
+      const auto kind = v.element.type();
+      identical =
+          kind == in.element.type() && (kind == simdjson::dom::element_type::NULL_VALUE ||
+                                        (kind == simdjson::dom::element_type::BOOL &&
+                                         v.element.get_bool().value_unsafe() == in.element.get_bool().value_unsafe()));
+    }
+    if (!identical) return v;
+    Value located = in;
+    if (!located.computed) located.element = v.element;
+    return located;
   }
 
   static Value boolean(bool b) {

@@ -155,6 +155,17 @@ TEST_CASE("a field named like an exponent (.e1) is a number to jq 1.6's lexer: r
   agree(R"(.a["e1"])", R"({"a":{"e1":3}})");
 }
 
+TEST_CASE("a literal or a sum identical to its input keeps the input's location, as jq's path() does") {
+  // Found by fuzz_native_vs_jq: jq's path(0) on 0 is [], path(1) on 0 an error.
+  agree("00", "0");
+  agree(".a | 1", R"({"a":1})");
+  agree(".a | 2", R"({"a":1})");
+  agree(".a | null", R"({"a":null})");
+  agree(".a | true", R"({"a":true})");
+  agree(".a + 0", R"({"a":3})");
+  agree(".a - 1", R"({"a":3})");
+}
+
 TEST_CASE("white space is jq 1.6's: spaces, tabs and newlines") {
   CHECK(NativeExpression::parse(".a |\t.b\n// 1"));
   // Found by fuzz_native_vs_jq: isspace() also took these, which jq's lexer refuses.
