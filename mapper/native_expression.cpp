@@ -384,6 +384,8 @@ class Parser {
       };
       digits();
       if (pos_ < s_.size() && s_[pos_] == '.') ++pos_, digits();
+      // jq 1.6 lexes a run of digits and dots as one number, so `4..q` or `1.2.3` is its syntax error.
+      if (pos_ < s_.size() && s_[pos_] == '.') return nullptr;
       if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
         ++pos_;
         if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;

@@ -166,6 +166,18 @@ TEST_CASE("a literal or a sum identical to its input keeps the input's location,
   agree(".a - 1", R"({"a":3})");
 }
 
+TEST_CASE("a number followed by a dot is one (invalid) number to jq 1.6's lexer: 4..q and 1.2.3 are refused") {
+  // Found by fuzz_native_vs_jq.
+  std::string error;
+  for (const char* refused : {"4..q", "1.2.3", "2..a"}) {
+    INFO(refused);
+    CHECK_FALSE(NativeExpression::parse(refused));
+    CHECK_FALSE(PathExpression::compile(refused, error));
+  }
+  agree("4.", "null");
+  agree("3.|.", "null");
+}
+
 TEST_CASE("white space is jq 1.6's: spaces, tabs and newlines") {
   CHECK(NativeExpression::parse(".a |\t.b\n// 1"));
   // Found by fuzz_native_vs_jq: isspace() also took these, which jq's lexer refuses.
