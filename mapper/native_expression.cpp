@@ -222,6 +222,10 @@ class Parser {
       quiet.optional = true;
       return make(std::move(quiet));
     }
+    // jq's grammar takes no suffix after a `?` on anything but a suffix: `.?.a` and `(.)?[0]` are its syntax errors.
+    if (peek('[') || (peek('.') && pos_ + 1 < s_.size() &&
+                      (is_ident_start(s_[pos_ + 1]) || s_[pos_ + 1] == '"' || s_[pos_ + 1] == '[')))
+      return nullptr;
     return make({T::Try, {}, 0, 0, node, nullptr, nullptr});
   }
 

@@ -178,6 +178,18 @@ TEST_CASE("a number followed by a dot is one (invalid) number to jq 1.6's lexer:
   agree("3.|.", "null");
 }
 
+TEST_CASE("no suffix after a `?` on a whole term: .?.a and (.)?.a are refused, .a?.b is not") {
+  // Found by fuzz_native_vs_jq.
+  std::string error;
+  for (const char* refused : {".?.template", "(.)?.a", ".? [0]"}) {
+    INFO(refused);
+    CHECK_FALSE(NativeExpression::parse(refused));
+    CHECK_FALSE(PathExpression::compile(refused, error));
+  }
+  agree(".a?.b", R"({"a":{"b":1}})");
+  agree(".? | .a", R"({"a":1})");
+}
+
 TEST_CASE("white space is jq 1.6's: spaces, tabs and newlines") {
   CHECK(NativeExpression::parse(".a |\t.b\n// 1"));
   // Found by fuzz_native_vs_jq: isspace() also took these, which jq's lexer refuses.
