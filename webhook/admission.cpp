@@ -131,7 +131,7 @@ std::string quantity_text(const std::string& resource, const Quantity& q) { retu
 class Reviewer {
  public:
   Reviewer(const Request& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc, bool standalone)
-      : req_(req), rule_(rule), view_(view), doc_(doc), standalone_(standalone) {
+      : req_(req), rule_(rule), view_(view), doc_(doc), profile_(profile_edits(rule, view, standalone)) {
     name_ = workload_base_name(view, req.uid);
     queue_ = queue_for(rule, req.object).value_or("");
     for (const auto& g : view.gangs) gang_names_.push_back(gang_object_name(name_, view.gangs, g));
@@ -144,13 +144,16 @@ class Reviewer {
     values_.gpus = gpu_count(view.total_requests);
     values_.group = gang_names_.empty() ? std::string_view(name_) : std::string_view(gang_names_.front());
     values_.gang_size = view.gangs.empty() ? view.total_pods : view.gangs.front().min_member;
-    static const ProfileEdits no_profile;
-    const ProfileEdits& profile =
-        rule.profile ? Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone) : no_profile;
-    if (profile.writes_priority_class || rule.writes_priority_class)
+    if (profile_.writes_priority_class || rule.writes_priority_class)
       priority_class_ = first_priority_class(view, req.object);
     values_.priority_class_name = priority_class_;
-    if (profile.writes_task_groups || rule.writes_task_groups) task_groups_.resize(view.gangs.size());
+    if (profile_.writes_task_groups || rule.writes_task_groups) task_groups_.resize(view.gangs.size());
+  }
+
+  // The rule's profile with its override for this kind merged in; no edits without a profile.
+  static const ProfileEdits& profile_edits(const Rule& rule, const WorkloadView& view, bool standalone) {
+    static const ProfileEdits no_profile;
+    return rule.profile ? Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone) : no_profile;
   }
 
   // The gang's task groups, made the first time one of its pod templates needs them: every pod gets the same text.
@@ -166,9 +169,7 @@ class Reviewer {
 
   std::string patch(std::vector<std::string>& warnings) {
     JsonPatchBuilder patch(doc_.root());
-    static const ProfileEdits no_profile;
-    const ProfileEdits& profile =
-        rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind, standalone_) : no_profile;
+    const ProfileEdits& profile = profile_;
     PodEdits edits;  // reused from one pod template to the next
     edits.scheduler_name = profile.scheduler_name;
     for (const auto& c : view_.components)
@@ -242,9 +243,7 @@ class Reviewer {
     if (limits.require_queue && values_.queue.empty())
       out.push_back(who + " names no queue" +
                     (rule_.queue_label ? ": set the label " + *rule_.queue_label + " on it" : std::string()));
-    const std::optional<std::string> profile_scheduler =
-        rule_.profile ? Policy::edits_for(*rule_.profile, view_.gvk.group, view_.gvk.kind, standalone_).scheduler_name
-                      : std::nullopt;
+    const std::optional<std::string>& profile_scheduler = profile_.scheduler_name;
     for (const auto& c : view_.components)
       for (const auto& i : c.instances) {
         if (i.shape == PodShape::Logical) continue;
@@ -279,7 +278,7 @@ class Reviewer {
   const Rule& rule_;
   const WorkloadView& view_;
   ObjectDocument& doc_;
-  bool standalone_;  // no controller owns the object
+  const ProfileEdits& profile_;
   std::string name_, namespace_name_, queue_;
   std::vector<std::string> gang_names_;   // by position in view_.gangs
   std::vector<std::string> task_groups_;  // by position in view_.gangs, when the profile writes them

@@ -352,42 +352,7 @@ TEST_CASE("the failure policy decides for objects the mapper cannot understand")
 
 TEST_CASE("a pod template its gang's filters leave out gets the scheduler but no gang names") {
   if (!have_command("kubectl")) return;
-  std::string dir = write_temp("defs-marker-filters", "");
-  dir = dir.substr(0, dir.rfind('/')) + "/defs-filters";
-  std::string out;
-  REQUIRE(run("mkdir -p " + dir, out) == 0);
-  std::ofstream(dir + "/trainer.yaml") << R"(apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {name: trainer}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: trainer
-      kind: {group: example.com, version: v1, kind: Trainer}
-      statusDefinition:
-        phaseDefinition: {path: .status.phase}
-        statusMappings:
-          running: [{byPhase: Running}]
-    childComponents:
-    - name: role
-      ownerRef: trainer
-      specDefinition:
-        podTemplateSpecPath: .spec.roles[].template
-      scaleDefinition:
-        replicasPath: .spec.roles[].replicas
-      instanceIdPath: .spec.roles[].name
-      podSelector:
-        componentInstanceSelector:
-          idPath: .metadata.labels.role
-  optimizationInstructions:
-    gangScheduling:
-      podGroups:
-      - name: gpus
-        members:
-        - componentName: role
-          filters:
-          - '(.spec.containers[0].resources.limits["nvidia.com/gpu"] // 0) > 0'
-)";
+  const std::string dir = source_path("tests/fixtures/gang-filters");
   std::string policy =
       write_temp("policy-filters.yaml", policy_with_rules("- name: all\n  profile: volcano\n  queue: {value: q1}\n"));
   ServerProcess server({"--definitions", dir, "--policy", policy});

@@ -328,40 +328,8 @@ spec:
 // Upstream's member filters (the Karta CRD's example: pods with GPUs) select which pods of a component are in the
 // gang; they are evaluated over each pod template as the pod it makes.
 TEST_CASE("a pod group member's filters leave pod templates out of the gang") {
-  DefinitionLoad load = load_definitions(R"(
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {name: trainer}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: trainer
-      kind: {group: example.com, version: v1, kind: Trainer}
-      statusDefinition:
-        phaseDefinition: {path: .status.phase}
-        statusMappings:
-          running: [{byPhase: Running}]
-    childComponents:
-    - name: role
-      ownerRef: trainer
-      specDefinition:
-        podTemplateSpecPath: .spec.roles[].template
-      scaleDefinition:
-        replicasPath: .spec.roles[].replicas
-      instanceIdPath: .spec.roles[].name
-      podSelector:
-        componentInstanceSelector:
-          idPath: .metadata.labels.role
-  optimizationInstructions:
-    gangScheduling:
-      podGroups:
-      - name: gpus
-        members:
-        - componentName: role
-          filters:
-          - '(.spec.containers[0].resources.limits["nvidia.com/gpu"] // 0) > 0'
-)",
-                                         "trainer.yaml");
+  const std::string file = test::source_path("tests/fixtures/gang-filters/trainer.yaml");
+  DefinitionLoad load = load_definitions(test::read_file(file), file);
   INFO((load.errors.empty() ? "" : load.errors[0].str()));
   REQUIRE(load.errors.empty());
   REQUIRE(load.definitions.size() == 1);
