@@ -65,16 +65,7 @@ std::vector<std::string> objects_for(const webhook::SchedulerProfile& profile, c
   const webhook::ProfileEdits& edits = webhook::Policy::edits_for(profile, view.gvk.group, view.gvk.kind);
   if (!edits.pod_group) return {};
   const std::string workload = view.name.empty() ? view.generate_name : view.name;
-  const std::string priority_class = webhook::first_priority_class(view, w.doc.root());
-  webhook::TemplateValues values;
-  values.name = workload;
-  values.namespace_name = view.namespace_name;
-  values.kind = view.gvk.kind;
-  values.queue = queue;
-  values.priority_class_name = priority_class;
-  values.pods = view.total_pods;
-  values.gpus = gpu_count(view.total_requests);
-  return webhook::pod_group_objects(*edits.pod_group, view, profile.gang_rule, workload, values);
+  return webhook::pod_group_objects(*edits.pod_group, view, profile.gang_rule, w.doc.root(), workload, queue);
 }
 
 // Each gang by itself, under the name its pods and PodGroup get at admission.

@@ -4,7 +4,13 @@
 #include <filesystem>
 #include <iostream>
 
+#include <unistd.h>
+
+#include <optional>
+
 #include "cli/commands.h"
+#include "controllers/cluster_side.h"
+#include "kube/config.h"
 #include "webhook/server.h"
 
 namespace wm::cli {
@@ -28,6 +34,20 @@ directory, on https://127.0.0.1:8443.
   --max-connections N       connections beyond this are closed at once (default 4096)
   --drain-timeout-ms MS     on SIGTERM, how long requests in flight may take (default 20000)
   --log-level LEVEL         debug, info, warn or error (default info)
+
+The cluster (off unless one of the first two is given; never on the admission path):
+  --kubeconfig FILE         talk to the API server of this kubeconfig's current context
+  --in-cluster              talk to the API server of the pod this runs in (its service account)
+  --kartas on|off           definitions from the cluster's Karta objects, over the built-in catalog and
+                            under --definitions (default on); not ready until they are listed
+  --pod-groups on|off       make the PodGroups of profiles with a podGroup template (default on)
+  --webhook-configuration NAME
+                            the webhook configurations whose rules gain every kind the catalog
+                            knows, a Karta's too (default workload-map; "" for none)
+  --lease-namespace NS      the leader-election Lease's namespace (default $POD_NAMESPACE, else the
+                            configuration's namespace, else default)
+  --lease-name NAME         (default workload-map)
+  --identity ID             this replica in the Lease (default $POD_NAME, else hostname_pid)
 )";
 
 bool number(const std::string& text, long long& out) {
@@ -43,11 +63,18 @@ int serve(const Args& args) {
   webhook::StateSources sources;
   webhook::TlsFiles tls_files;
   webhook::LogLevel level = webhook::LogLevel::Info;
+  std::string kubeconfig;
+  bool in_cluster = false;
+  controllers::ClusterOptions cluster;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
       std::cout << kServeUsage;
       return kOk;
+    }
+    if (a == "--in-cluster") {
+      in_cluster = true;
+      continue;
     }
     if (i + 1 >= args.size()) {
       std::cerr << "serve: " << a << " needs a value\n" << kServeUsage;
@@ -92,6 +119,19 @@ int serve(const Args& args) {
       (a == "--read-timeout-ms"   ? options.read_timeout
        : a == "--idle-timeout-ms" ? options.idle_timeout
                                   : options.drain_timeout) = ms;
+    } else if (a == "--kubeconfig") {
+      kubeconfig = v;
+    } else if (a == "--kartas" || a == "--pod-groups") {
+      ok = v == "on" || v == "off";
+      (a == "--kartas" ? cluster.kartas : cluster.pod_groups) = v == "on";
+    } else if (a == "--webhook-configuration") {
+      cluster.webhook_configuration = v;
+    } else if (a == "--lease-namespace") {
+      cluster.lease_namespace = v;
+    } else if (a == "--lease-name") {
+      cluster.lease_name = v;
+    } else if (a == "--identity") {
+      cluster.identity = v;
     } else if (a == "--log-level") {
       ok = v == "debug" || v == "info" || v == "warn" || v == "error";
       level = v == "debug"   ? webhook::LogLevel::Debug
@@ -146,8 +186,39 @@ int serve(const Args& args) {
     return kInvalid;
   }
   webhook::Metrics metrics;
+  std::optional<controllers::ClusterSide> cluster_side;
+  if (!kubeconfig.empty() || in_cluster) {
+    if (!kubeconfig.empty() && in_cluster) {
+      std::cerr << "serve: --kubeconfig and --in-cluster are two ways to say where the cluster is; give one\n";
+      return kUsage;
+    }
+    std::string why;
+    auto config = in_cluster ? kube::config_in_cluster(why) : kube::config_from_kubeconfig(kubeconfig, why);
+    if (!config) {
+      std::cerr << "serve: " << why << "\n";
+      return kInvalid;
+    }
+    cluster.config = std::move(*config);
+    if (cluster.lease_namespace.empty()) {
+      const char* pod_namespace = std::getenv("POD_NAMESPACE");
+      cluster.lease_namespace = pod_namespace && *pod_namespace           ? pod_namespace
+                                : !cluster.config.namespace_name.empty() ? cluster.config.namespace_name
+                                                                         : "default";
+    }
+    if (cluster.identity.empty()) {
+      const char* pod_name = std::getenv("POD_NAME");
+      char host[256] = {};
+      gethostname(host, sizeof host - 1);
+      cluster.identity = pod_name && *pod_name ? pod_name : std::string(host) + "_" + std::to_string(getpid());
+    }
+    cluster_side.emplace(cluster, state, metrics, log);
+    if (!cluster_side->start(why)) {
+      std::cerr << "serve: " << why << "\n";
+      return kInvalid;
+    }
+  }
   webhook::Server server(options, state, tls, metrics, log);
-  return server.run([&](uint16_t port) {
+  const int status = server.run([&](uint16_t port) {
     std::string url = "https://" +
                       (options.address.find(':') != std::string::npos ? "[" + options.address + "]" : options.address) +
                       ":" + std::to_string(port);
@@ -167,6 +238,8 @@ int serve(const Args& args) {
               << "  stop: Ctrl-C (drains requests in flight)\n"
               << std::flush;
   });
+  if (cluster_side) cluster_side->stop();  // after the drain: a leader gives its Lease up
+  return status;
 }
 
 }  // namespace wm::cli

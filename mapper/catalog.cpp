@@ -70,6 +70,15 @@ void Catalog::add(Definition definition, Diagnostics& errors) {
   definitions_.push_back(std::make_shared<const Definition>(std::move(definition)));
 }
 
+void Catalog::put(std::shared_ptr<const Definition> definition) {
+  auto it = std::find_if(definitions_.begin(), definitions_.end(),
+                         [&](const auto& mine) { return same_kind(mine->gvk, definition->gvk); });
+  if (it != definitions_.end())
+    *it = std::move(definition);
+  else
+    definitions_.push_back(std::move(definition));
+}
+
 std::vector<std::string> Catalog::merge(Catalog&& other) {
   std::vector<std::string> replaced;
   for (auto& d : other.definitions_) {

@@ -21,6 +21,8 @@ class Catalog {
   // Adds or replaces (same group/version/kind) definitions; returns the kinds it replaced.
   std::vector<std::string> merge(Catalog&& other);
   void add(Definition definition, Diagnostics& errors);
+  // Adds, or replaces the definition of the same group/version/kind.
+  void put(std::shared_ptr<const Definition> definition);
 
   struct Match {
     const Definition* definition = nullptr;  // the one whose versions include the object's

@@ -18,7 +18,7 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 ctest --test-dir $build --output-on-failure --timeout 900 -j "$(nproc)"
 
 work=$build/fuzz
-targets=(admission definitions native_vs_jq policy)
+targets=(admission definitions native_vs_jq policy watch_events kubeconfig)
 rm -rf "$work"
 for target in "${targets[@]}"; do mkdir -p "$work/seeds-$target" "$work/$target"; done
 for f in ../shared/corpus/upstream/*/*.yaml examples/*.yaml; do

@@ -86,6 +86,14 @@ std::string workload_base_name(const WorkloadView& view, std::string_view uid) {
   return prefix + suffix;
 }
 
+std::string recorded_group_name(simdjson::dom::element object) {
+  std::string_view name;
+  if (object.at_pointer("/metadata/annotations").get(object) == simdjson::SUCCESS && object.is_object() &&
+      object.get_object().value_unsafe().at_key(kGroupNameAnnotation).get_string().get(name) == simdjson::SUCCESS)
+    return std::string(name);
+  return {};
+}
+
 std::optional<std::string> queue_for(const Rule& rule, simdjson::dom::element object) {
   if (rule.queue_value) return rule.queue_value;
   if (rule.queue_label) {
@@ -132,7 +140,10 @@ class Reviewer {
  public:
   Reviewer(const Request& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc, bool standalone)
       : req_(req), rule_(rule), view_(view), doc_(doc), profile_(profile_edits(rule, view, standalone)) {
-    name_ = workload_base_name(view, req.uid);
+    // The gang name chosen when the workload was created stays its name: an update of an object made from
+    // generateName must not rename the gangs its pods and PodGroups already carry.
+    name_ = recorded_group_name(req.object);
+    if (name_.empty()) name_ = workload_base_name(view, req.uid);
     queue_ = queue_for(rule, req.object).value_or("");
     for (const auto& g : view.gangs) gang_names_.push_back(gang_object_name(name_, view.gangs, g));
     values_.name = name_;
@@ -196,6 +207,12 @@ class Reviewer {
         apply_pod_edits(patch, i, edits, warnings);
       }
     RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
+    if (profile_.pod_group && rule_.profile) {
+      // What the PodGroup controller needs to make this workload's PodGroups after admission, decided here once.
+      root.labels.emplace_back(kProfileLabel, rule_.profile->name);
+      root.annotations.emplace_back(kGroupNameAnnotation, name_);
+      if (!queue_.empty()) root.annotations.emplace_back(kQueueAnnotation, queue_);
+    }
     if (rule_.summary_annotations) {
       root.annotations.emplace_back("workload-map.io/gang-size", std::to_string(values_.gang_size));
       root.annotations.emplace_back("workload-map.io/pods", std::to_string(view_.total_pods));

@@ -18,6 +18,12 @@ struct AdmissionState {
   std::shared_ptr<const Policy> policy;
 };
 
+// Written on a workload whose profile needs PodGroups made after admission (controllers/pod_groups): the profile,
+// the gang name its pods carry, and its queue.
+inline constexpr std::string_view kProfileLabel = "workload-map.io/profile";
+inline constexpr std::string_view kGroupNameAnnotation = "workload-map.io/group-name";
+inline constexpr std::string_view kQueueAnnotation = "workload-map.io/queue";
+
 enum class Endpoint { Mutate, Validate };
 
 struct AdmissionResult {

@@ -1,6 +1,7 @@
 #include "webhook/gang_values.h"
 
 #include "mapper/json_writer.h"
+#include "mapper/resources.h"
 #include "mapper/view_json.h"
 
 namespace wm::webhook {
@@ -72,7 +73,17 @@ std::string first_priority_class(const WorkloadView& view, simdjson::dom::elemen
 }
 
 std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, const WorkloadView& view, GangRule rule,
-                                           const std::string& workload_name, TemplateValues values) {
+                                           simdjson::dom::element root, const std::string& workload_name,
+                                           const std::string& queue) {
+  const std::string priority_class = first_priority_class(view, root);
+  TemplateValues values;
+  values.name = workload_name;
+  values.namespace_name = view.namespace_name;
+  values.kind = view.gvk.kind;
+  values.queue = queue;
+  values.priority_class_name = priority_class;
+  values.pods = view.total_pods;
+  values.gpus = gpu_count(view.total_requests);
   std::vector<std::string> out;
   for (const auto& g : view.gangs) {
     // A gang repeated per replica shares its pod templates, so its pods carry one name: one object for them all.

@@ -24,8 +24,9 @@ std::string task_min_members_json(const std::vector<GangMember>& members);
 std::string first_priority_class(const WorkloadView& view, simdjson::dom::element root);
 
 // The objects a profile's podGroup template gives for the view's gangs, one per gang name the pods carry, as JSON.
-// `values` holds the workload's values; the gang's own (group, gangSize, gangResources, taskMinMembers) are set here.
+// `root` is the object; `workload_name` the gang name its admission chose; `queue` its queue ("" for none).
 std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, const WorkloadView& view, GangRule rule,
-                                           const std::string& workload_name, TemplateValues values);
+                                           simdjson::dom::element root, const std::string& workload_name,
+                                           const std::string& queue);
 
 }  // namespace wm::webhook

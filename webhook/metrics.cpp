@@ -51,9 +51,40 @@ void Metrics::reload(const std::string& what, bool ok) {
   config_healthy_[what] = ok ? 1 : 0;
 }
 
+namespace {
+
+std::string label_text(Metrics::SeriesLabels labels) {
+  std::string out;
+  for (const auto& [name, value] : labels)
+    out += std::string(out.empty() ? "{" : ",") + std::string(name) + "=\"" + label_value(std::string(value)) + "\"";
+  return out.empty() ? out : out + "}";
+}
+
+}  // namespace
+
+Metrics::Family& Metrics::family(std::string_view name, std::string_view type, std::string_view help) {
+  auto it = families_.find(name);
+  if (it == families_.end()) it = families_.emplace(std::string(name), Family{std::string(type), std::string(help), {}}).first;
+  return it->second;
+}
+
+void Metrics::set_gauge(std::string_view name, std::string_view help, SeriesLabels labels, double value) {
+  std::lock_guard lock(mutex_);
+  family(name, "gauge", help).series[label_text(labels)] = value;
+}
+
+void Metrics::add_counter(std::string_view name, std::string_view help, SeriesLabels labels, double by) {
+  std::lock_guard lock(mutex_);
+  family(name, "counter", help).series[label_text(labels)] += by;
+}
+
 std::string Metrics::render() const {
   std::lock_guard lock(mutex_);
   std::string out;
+  for (const auto& [name, f] : families_) {
+    out += "# HELP " + name + " " + f.help + "\n# TYPE " + name + " " + f.type + "\n";
+    for (const auto& [labels, value] : f.series) out += name + labels + " " + number(value) + "\n";
+  }
   out += "# HELP workload_map_requests_total Requests by endpoint, object kind and outcome.\n";
   out += "# TYPE workload_map_requests_total counter\n";
   for (const auto& [key, n] : requests_) {

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <array>
+#include <initializer_list>
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 namespace wm::webhook {
 
@@ -22,6 +24,12 @@ class Metrics {
   void connection_closed() { --open_connections_; }
   void connection_refused() { ++refused_connections_; }
   void tls_failure() { ++tls_failures_; }
+
+  // Series of the cluster side (controllers/): a gauge set, or a counter added to. `labels` is a list of
+  // name/value pairs; `help` describes the metric the first time it is seen.
+  using SeriesLabels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+  void set_gauge(std::string_view name, std::string_view help, SeriesLabels labels, double value);
+  void add_counter(std::string_view name, std::string_view help, SeriesLabels labels, double by = 1);
 
   std::string render() const;
 
@@ -51,6 +59,12 @@ class Metrics {
   std::map<std::string, Histogram, std::less<>> latency_;             // by endpoint
   std::map<std::pair<std::string, std::string>, long long> reloads_;  // (what, ok|failed)
   std::map<std::string, int> config_healthy_;                         // 1 while the last reload of `what` worked
+  struct Family {
+    std::string type, help;
+    std::map<std::string, double> series;  // by rendered label text
+  };
+  std::map<std::string, Family, std::less<>> families_;
+  Family& family(std::string_view name, std::string_view type, std::string_view help);  // with mutex_ held
   std::atomic<long long> definitions_{0};
   std::atomic<double> certificate_expiry_{0};
   std::atomic<long long> open_connections_{0}, refused_connections_{0}, tls_failures_{0};

@@ -41,13 +41,40 @@ bool StateStore::load_policy(std::vector<std::string>& errors) {
 
 bool StateStore::load_definitions(std::vector<std::string>& errors) {
   Diagnostics problems;
-  auto catalog = std::make_shared<Catalog>(Catalog::embedded(problems));
-  for (const auto& dir : sources_.definition_dirs) catalog->merge(Catalog::from_directory(dir, problems));
+  bool first;
+  {
+    std::lock_guard lock(mutex_);
+    first = !state_.catalog;
+  }
+  Catalog builtin = first ? Catalog::embedded(problems) : Catalog();
+  Catalog directories;
+  for (const auto& dir : sources_.definition_dirs) directories.merge(Catalog::from_directory(dir, problems));
   for (const auto& p : problems) errors.push_back(p.str());
   if (!problems.empty()) return false;
   std::lock_guard lock(mutex_);
-  state_.catalog = std::move(catalog);
+  if (first) builtin_ = std::move(builtin);
+  from_directories_ = std::move(directories);
+  compose_catalog();
   return true;
+}
+
+void StateStore::compose_catalog() {
+  auto catalog = std::make_shared<Catalog>(builtin_);
+  for (const auto& d : from_cluster_) catalog->put(d);
+  for (const auto& d : from_directories_.definitions()) catalog->put(d);
+  state_.catalog = std::move(catalog);
+}
+
+void StateStore::expect_cluster_definitions() {
+  std::lock_guard lock(mutex_);
+  cluster_expected_ = true;
+}
+
+void StateStore::set_cluster_definitions(std::vector<std::shared_ptr<const Definition>> definitions) {
+  std::lock_guard lock(mutex_);
+  from_cluster_ = std::move(definitions);
+  cluster_loaded_ = true;
+  if (state_.catalog) compose_catalog();
 }
 
 std::vector<StateStore::Reload> StateStore::reload_if_changed() {
@@ -72,7 +99,7 @@ AdmissionState StateStore::current() const {
 
 bool StateStore::ready() const {
   std::lock_guard lock(mutex_);
-  return state_.catalog && state_.policy;
+  return state_.catalog && state_.policy && (!cluster_expected_ || cluster_loaded_);
 }
 
 }  // namespace wm::webhook

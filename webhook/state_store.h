@@ -1,5 +1,7 @@
 // The live catalog and policy, swapped whole on reload. A reload that fails (a broken policy or
 // definition file) keeps the last good state live; the caller logs it and counts it.
+// Definitions come from three places, later ones replacing earlier ones of the same group/version/kind: the
+// built-in catalog, Karta objects from the cluster (controllers/karta_source), and --definitions directories.
 #pragma once
 
 #include <memory>
@@ -31,17 +33,26 @@ class StateStore {
   // Reloads what changed since the last call.
   std::vector<Reload> reload_if_changed();
 
+  // Not ready until the first set of cluster definitions arrives (the first list of Karta objects).
+  void expect_cluster_definitions();
+  // The Karta objects' definitions now in force (each already checked); replaces the previous set.
+  void set_cluster_definitions(std::vector<std::shared_ptr<const Definition>> definitions);
+
   AdmissionState current() const;
   bool ready() const;
 
  private:
   bool load_policy(std::vector<std::string>& errors);
   bool load_definitions(std::vector<std::string>& errors);
+  void compose_catalog();  // with mutex_ held
 
   StateSources sources_;
   FileWatch policy_watch_, definitions_watch_;
   mutable std::mutex mutex_;
   AdmissionState state_;
+  Catalog builtin_, from_directories_;
+  std::vector<std::shared_ptr<const Definition>> from_cluster_;
+  bool cluster_expected_ = false, cluster_loaded_ = false;
 };
 
 }  // namespace wm::webhook

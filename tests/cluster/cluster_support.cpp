@@ -187,8 +187,18 @@ std::string policy_file_for(const std::string& policy_yaml) {
 
 }  // namespace
 
-RegisteredWebhook::RegisteredWebhook(const std::string& policy_yaml, const std::string& overlay)
-    : policy_file_(policy_file_for(policy_yaml)), server_({"--policy", policy_file_}) {
+namespace {
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+}  // namespace
+
+RegisteredWebhook::RegisteredWebhook(const std::string& policy_yaml, const std::string& overlay,
+                                     std::vector<std::string> extra_args)
+    : policy_file_(policy_file_for(policy_yaml)), server_(with({"--policy", policy_file_}, extra_args)) {
   register_webhooks(overlay, server_.port(), test_certificates().ca);
 }
 

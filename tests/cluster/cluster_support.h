@@ -30,6 +30,7 @@ class Cluster {
   // kubectl ... -o json, parsed; fails the test if kubectl fails.
   simdjson::dom::element get_json(simdjson::dom::parser& parser, const std::vector<std::string>& args) const;
   const std::string& dir() const { return dir_; }
+  const std::string& kubeconfig() const { return kubeconfig_; }
 
  private:
   std::string dir_, kubeconfig_, kubectl_;
@@ -51,7 +52,9 @@ void unregister_webhooks();
 // manifests/<overlay>. The registration stays when it goes: the next one replaces it.
 class RegisteredWebhook {
  public:
-  explicit RegisteredWebhook(const std::string& policy_yaml, const std::string& overlay = "base");
+  // `extra_args` are added to `serve` (--kubeconfig FILE, say).
+  explicit RegisteredWebhook(const std::string& policy_yaml, const std::string& overlay = "base",
+                             std::vector<std::string> extra_args = {});
   // Rewrites the policy file; the server reloads it by itself within a second or two.
   void set_policy(const std::string& policy_yaml);
   ServerProcess& server() { return server_; }

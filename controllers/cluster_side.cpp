@@ -1,0 +1,85 @@
+#include "controllers/cluster_side.h"
+
+#include "controllers/karta_source.h"
+#include "controllers/pod_groups.h"
+#include "controllers/webhook_rules.h"
+#include "kube/client.h"
+#include "kube/discovery.h"
+#include "kube/leader_election.h"
+
+namespace wm::controllers {
+
+using webhook::LogLevel;
+
+struct ClusterSide::Parts {
+  std::unique_ptr<kube::Client> client;
+  std::unique_ptr<kube::Discovery> discovery;
+  std::unique_ptr<KartaSource> kartas;
+  std::unique_ptr<PodGroupController> pod_groups;
+  std::unique_ptr<WebhookRules> webhook_rules;
+  std::unique_ptr<kube::LeaderElection> election;
+};
+
+ClusterSide::ClusterSide(ClusterOptions options, webhook::StateStore& state, webhook::Metrics& metrics,
+                         const webhook::Logger& log)
+    : options_(std::move(options)), state_(state), metrics_(metrics), log_(log) {}
+
+ClusterSide::~ClusterSide() { stop(); }
+
+bool ClusterSide::start(std::string& error) {
+  auto parts = std::make_unique<Parts>();
+  parts->client = kube::Client::make(options_.config, error);
+  if (!parts->client) return false;
+  kube::Client& client = *parts->client;
+  parts->discovery = std::make_unique<kube::Discovery>(client);
+  if (options_.kartas) parts->kartas = std::make_unique<KartaSource>(client, state_, metrics_, log_);
+  if (options_.pod_groups)
+    parts->pod_groups = std::make_unique<PodGroupController>(client, *parts->discovery, state_, metrics_, log_);
+  if (!options_.webhook_configuration.empty()) {
+    const std::string base = "/apis/admissionregistration.k8s.io/v1/";
+    parts->webhook_rules = std::make_unique<WebhookRules>(
+        client, *parts->discovery, state_, metrics_, log_,
+        std::vector<std::string>{base + "mutatingwebhookconfigurations/" + options_.webhook_configuration,
+                                 base + "validatingwebhookconfigurations/" + options_.webhook_configuration});
+  }
+  parts->election = std::make_unique<kube::LeaderElection>(
+      client, kube::LeaderElectionOptions{options_.lease_namespace, options_.lease_name, options_.identity},
+      [this](bool leading) {
+        leading_ = leading;
+        metrics_.set_gauge("workload_map_leader", "1 while this replica holds the Lease and writes to the cluster.", {},
+                           leading ? 1 : 0);
+        log_.log(LogLevel::Info, leading ? "leading: this replica writes PodGroups and Karta statuses"
+                                         : "not leading: another replica writes",
+                 {{"identity", options_.identity}});
+        if (parts_->kartas) parts_->kartas->leadership_changed(leading);
+        if (parts_->pod_groups) parts_->pod_groups->leadership_changed(leading);
+      },
+      [this](const std::string& problem) { log_.log(LogLevel::Warn, "leader election", {{"problem", problem}}); });
+  parts_ = std::move(parts);
+  metrics_.set_gauge("workload_map_leader", "1 while this replica holds the Lease and writes to the cluster.", {}, 0);
+  log_.log(LogLevel::Info, "talking to the cluster",
+           {{"server", options_.config.server()},
+            {"via", options_.config.source},
+            {"identity", options_.identity},
+            {"lease", options_.lease_namespace + "/" + options_.lease_name}});
+  if (parts_->kartas) {
+    threads_.emplace_back([this] { parts_->kartas->watch(stop_); });
+    threads_.emplace_back([this] { parts_->kartas->write_statuses(stop_, leading_); });
+  }
+  if (parts_->pod_groups) {
+    threads_.emplace_back([this] { parts_->pod_groups->watch(stop_); });
+    threads_.emplace_back([this] { parts_->pod_groups->reconcile(stop_, leading_); });
+  }
+  if (parts_->webhook_rules) threads_.emplace_back([this] { parts_->webhook_rules->run(stop_, leading_); });
+  threads_.emplace_back([this] { parts_->election->run(stop_); });
+  return true;
+}
+
+void ClusterSide::stop() {
+  stop_ = true;
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+}
+
+}  // namespace wm::controllers

@@ -1,0 +1,48 @@
+// Everything workload-map does with its cluster, beside admission and never on its path: Karta objects in as
+// definitions, PodGroups out, a Lease to decide which replica writes. Admission reads only the StateStore, so an
+// API server that is slow or gone slows nothing; what may be stale is said in logs and metrics.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kube/config.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+#include "webhook/state_store.h"
+
+namespace wm::controllers {
+
+struct ClusterOptions {
+  kube::Config config;
+  bool kartas = true;      // definitions from Karta objects
+  bool pod_groups = true;  // PodGroups for the profiles that have a podGroup template
+  // The webhook configurations whose rules follow the catalog; empty for none.
+  std::string webhook_configuration = "workload-map";
+  std::string lease_namespace, lease_name = "workload-map", identity;
+};
+
+class ClusterSide {
+ public:
+  ClusterSide(ClusterOptions options, webhook::StateStore& state, webhook::Metrics& metrics, const webhook::Logger& log);
+  ~ClusterSide();
+  // Starts the watches and the election; false (with `error`) when the configuration cannot be used.
+  bool start(std::string& error);
+  // Stops every thread; a leader gives its Lease up.
+  void stop();
+
+ private:
+  struct Parts;
+  ClusterOptions options_;
+  webhook::StateStore& state_;
+  webhook::Metrics& metrics_;
+  const webhook::Logger& log_;
+  std::unique_ptr<Parts> parts_;
+  std::atomic<bool> stop_{false}, leading_{false};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace wm::controllers

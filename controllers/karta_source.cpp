@@ -1,0 +1,187 @@
+#include "controllers/karta_source.h"
+
+#include <simdjson.h>
+
+#include "kube/backoff.h"
+#include "kube/leader_election.h"
+#include "kube/reflector.h"
+#include "mapper/definition_loader.h"
+#include "mapper/json_writer.h"
+
+namespace wm::controllers {
+
+namespace {
+
+using webhook::LogLevel;
+
+std::string string_at(simdjson::dom::element e, std::string_view pointer) {
+  std::string_view s;
+  return e.at_pointer(pointer).get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
+}
+
+KartaSource::Condition shown_condition(simdjson::dom::element karta) {
+  KartaSource::Condition c;
+  simdjson::dom::array conditions;
+  if (karta.at_pointer("/status/conditions").get_array().get(conditions) != simdjson::SUCCESS) return c;
+  for (auto entry : conditions) {
+    if (string_at(entry, "/type") != kAcceptedCondition) continue;
+    c.status = string_at(entry, "/status");
+    c.reason = string_at(entry, "/reason");
+    c.message = string_at(entry, "/message");
+    c.last_transition = string_at(entry, "/lastTransitionTime");
+    int64_t g = -1;
+    if (entry["observedGeneration"].get_int64().get(g) != simdjson::SUCCESS) g = -1;
+    c.observed_generation = g;
+  }
+  return c;
+}
+
+constexpr size_t kMaxMessage = 32768;  // the CRD's maxLength for a condition message
+
+}  // namespace
+
+void KartaSource::update(const std::string& object_json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element karta;
+  if (parser.parse(object_json).get(karta) != simdjson::SUCCESS) return;
+  const std::string name = string_at(karta, "/metadata/name");
+  if (name.empty()) return;
+  int64_t generation = 0;
+  if (karta.at_pointer("/metadata/generation").get_int64().get(generation) != simdjson::SUCCESS) generation = 0;
+  Entry& entry = entries_[name];
+  entry.shown = shown_condition(karta);
+  if (entry.generation != generation) {  // a status write alone does not change the generation
+    entry.generation = generation;
+    const std::string file = "Karta " + name;
+    DefinitionLoad load = load_definitions(object_json, file);
+    Condition& c = entry.wanted;
+    c.observed_generation = generation;
+    if (load.errors.empty() && load.definitions.size() == 1) {
+      entry.live = std::make_shared<const Definition>(std::move(load.definitions.front()));
+      entry.live_generation = generation;
+      c.status = "True";
+      c.reason = "Accepted";
+      c.message = "in force: " + entry.live->gvk.str();
+      log_.log(LogLevel::Info, "Karta accepted", {{"karta", name}, {"kind", entry.live->gvk.str()}});
+    } else {
+      std::string problems;
+      for (const auto& p : load.errors) problems += (problems.empty() ? "" : "\n") + p.str();
+      if (problems.empty()) problems = file + ": holds no definition";
+      c.status = "False";
+      c.reason = "Invalid";
+      c.message = problems.substr(0, kMaxMessage - 200) +
+                  (entry.live ? "\nThe last accepted generation (" + std::to_string(entry.live_generation) +
+                                    ") stays in force."
+                              : std::string());
+      log_.log(LogLevel::Warn, "Karta refused", {{"karta", name}, {"problems", problems}});
+    }
+  }
+  if (!entry.wanted.same_as(entry.shown)) statuses_.add(name);
+}
+
+void KartaSource::publish() {
+  std::vector<std::shared_ptr<const Definition>> live;
+  size_t accepted = 0, refused = 0;
+  for (const auto& [name, entry] : entries_) {
+    if (entry.live) live.push_back(entry.live);
+    (entry.wanted.status == "True" ? accepted : refused)++;
+  }
+  state_.set_cluster_definitions(std::move(live));
+  metrics_.set_definitions(state_.current().catalog->size());
+  const char* help = "Karta objects in the cluster by the result of their last check.";
+  metrics_.set_gauge("workload_map_kartas", help, {{"state", "accepted"}}, static_cast<double>(accepted));
+  metrics_.set_gauge("workload_map_kartas", help, {{"state", "refused"}}, static_cast<double>(refused));
+}
+
+void KartaSource::replaced(std::vector<std::string> objects) {
+  std::lock_guard lock(mutex_);
+  std::map<std::string, Entry> before = std::move(entries_);
+  entries_.clear();
+  for (const auto& object : objects) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element karta;
+    if (parser.parse(object).get(karta) != simdjson::SUCCESS) continue;
+    // Keep what was known, so that an unchanged Karta is not checked again and a broken one keeps its last good.
+    const std::string name = string_at(karta, "/metadata/name");
+    if (auto it = before.find(name); it != before.end()) entries_[name] = std::move(it->second);
+    update(object);
+  }
+  publish();
+}
+
+void KartaSource::changed(bool deleted, const std::string& object) {
+  std::lock_guard lock(mutex_);
+  if (deleted) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element karta;
+    if (parser.parse(object).get(karta) == simdjson::SUCCESS) {
+      const std::string name = string_at(karta, "/metadata/name");
+      entries_.erase(name);
+      log_.log(LogLevel::Info, "Karta deleted", {{"karta", name}});
+    }
+  } else {
+    update(object);
+  }
+  publish();
+}
+
+void KartaSource::watch(const std::atomic<bool>& stop) {
+  state_.expect_cluster_definitions();
+  const char* help = "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
+  kube::Reflector reflector(
+      client_, {"/apis/run.ai/v1alpha1/kartas", "run.ai/v1alpha1", "Karta", ""},
+      {[&](std::vector<std::string> objects) {
+         replaced(std::move(objects));
+         metrics_.set_gauge("workload_map_watch_up", help, {{"resource", "kartas.run.ai"}}, 1);
+       },
+       [&](kube::EventType type, const std::string& object) { changed(type == kube::EventType::Deleted, object); },
+       [&](const std::string& problem) {
+         metrics_.set_gauge("workload_map_watch_up", help, {{"resource", "kartas.run.ai"}}, 0);
+         metrics_.add_counter("workload_map_watch_failures_total", "Lists and watches that failed, by resource.",
+                              {{"resource", "kartas.run.ai"}});
+         log_.log(LogLevel::Warn, "Karta watch failed; definitions from the cluster may be stale",
+                  {{"problem", problem}});
+       }});
+  reflector.run(stop);
+}
+
+void KartaSource::leadership_changed(bool leading) {
+  if (!leading) return;
+  std::lock_guard lock(mutex_);
+  for (const auto& [name, entry] : entries_)
+    if (!entry.wanted.same_as(entry.shown)) statuses_.add(name);
+}
+
+void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
+  std::string name;
+  while (statuses_.next(name, stop)) {
+    if (!leading.load()) continue;  // the leader writes; leadership_changed() queues them again
+    Condition wanted;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = entries_.find(name);
+      if (it == entries_.end() || it->second.wanted.same_as(it->second.shown)) continue;
+      wanted = it->second.wanted;
+      // The transition time moves only when the status does.
+      wanted.last_transition =
+          it->second.shown.status == wanted.status && !it->second.shown.last_transition.empty()
+              ? it->second.shown.last_transition
+              : kube::micro_time_now().substr(0, 19) + "Z";
+    }
+    const std::string body = R"({"apiVersion":"run.ai/v1alpha1","kind":"Karta","metadata":{"name":)" +
+                             json_string(name) + R"(},"status":{"conditions":[{"type":)" +
+                             json_string(kAcceptedCondition) + ",\"status\":" + json_string(wanted.status) +
+                             ",\"reason\":" + json_string(wanted.reason) + ",\"message\":" +
+                             json_string(wanted.message) + ",\"observedGeneration\":" +
+                             std::to_string(wanted.observed_generation) +
+                             ",\"lastTransitionTime\":" + json_string(wanted.last_transition) + "}]}}";
+    kube::Response r = client_.request(
+        "PATCH", "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "/status?fieldManager=workload-map&force=true",
+        body, kube::kApplyPatch);
+    if (r.ok() || r.status == 404) continue;  // 404: deleted meanwhile
+    log_.log(LogLevel::Warn, "cannot write a Karta's status", {{"karta", name}, {"problem", r.describe()}});
+    statuses_.add(name, std::chrono::seconds(5));
+  }
+}
+
+}  // namespace wm::controllers

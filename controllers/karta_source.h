@@ -1,0 +1,64 @@
+// Definitions from the cluster: watches run.ai/v1alpha1 Karta objects, checks each as `lint` does and hands the
+// accepted ones to the StateStore (between the built-in catalog and --definitions directories). A Karta whose new
+// generation is broken keeps its last accepted one live. Each Karta gets a status condition
+// (workload-map.io/Accepted) written by the elected leader: True, or False with the lint messages.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "controllers/work_queue.h"
+#include "kube/client.h"
+#include "mapper/definition.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+#include "webhook/state_store.h"
+
+namespace wm::controllers {
+
+inline constexpr std::string_view kAcceptedCondition = "workload-map.io/Accepted";
+
+class KartaSource {
+ public:
+  KartaSource(kube::Client& client, webhook::StateStore& state, webhook::Metrics& metrics, const webhook::Logger& log)
+      : client_(client), state_(state), metrics_(metrics), log_(log) {}
+  // Lists and watches Kartas until `stop`.
+  void watch(const std::atomic<bool>& stop);
+  // Writes the status conditions that differ from what the objects show, while `leading`, until `stop`.
+  void write_statuses(const std::atomic<bool>& stop, const std::atomic<bool>& leading);
+  void leadership_changed(bool leading);
+
+  struct Condition {
+    std::string status, reason, message, last_transition;
+    long long observed_generation = -1;
+    bool same_as(const Condition& o) const {
+      return status == o.status && reason == o.reason && message == o.message &&
+             observed_generation == o.observed_generation;
+    }
+  };
+
+ private:
+  struct Entry {
+    long long generation = -1;                // of the spec last checked
+    std::shared_ptr<const Definition> live;   // the last accepted definition, in force
+    long long live_generation = -1;
+    Condition wanted, shown;                  // the condition to write, and the one the object has
+  };
+  void replaced(std::vector<std::string> objects);
+  void changed(bool deleted, const std::string& object);
+  void update(const std::string& object_json);  // with mutex_ held
+  void publish();                               // with mutex_ held
+
+  kube::Client& client_;
+  webhook::StateStore& state_;
+  webhook::Metrics& metrics_;
+  const webhook::Logger& log_;
+  std::mutex mutex_;
+  std::map<std::string, Entry> entries_;  // by Karta name
+  WorkQueue statuses_;
+};
+
+}  // namespace wm::controllers

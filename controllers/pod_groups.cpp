@@ -1,0 +1,350 @@
+#include "controllers/pod_groups.h"
+
+#include <simdjson.h>
+
+#include "kube/backoff.h"
+#include "kube/reflector.h"
+#include "mapper/json_patch_apply.h"
+#include "mapper/json_writer.h"
+#include "mapper/value.h"
+#include "mapper/workload_view.h"
+#include "webhook/admission.h"
+#include "webhook/gang_values.h"
+#include "webhook/policy.h"
+
+namespace wm::controllers {
+
+namespace {
+
+using webhook::LogLevel;
+
+constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
+constexpr const char* kWatchUpHelp = "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
+
+std::string string_at(simdjson::dom::element e, std::string_view pointer) {
+  std::string_view s;
+  return e.at_pointer(pointer).get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
+}
+
+// A JSON pointer token for a label or annotation key ('/' is "~1").
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (char c : key) out += c == '/' ? "~1" : c == '~' ? "~0" : std::string(1, c);
+  return out;
+}
+
+bool has_controller(simdjson::dom::element object) {
+  simdjson::dom::array owners;
+  if (object.at_pointer("/metadata/ownerReferences").get_array().get(owners) != simdjson::SUCCESS) return false;
+  for (auto owner : owners) {
+    bool controller = false;
+    if (owner["controller"].get_bool().get(controller) == simdjson::SUCCESS && controller) return true;
+  }
+  return false;
+}
+
+std::pair<std::string, std::string> split_api_version(const std::string& api_version) {
+  auto slash = api_version.find('/');
+  if (slash == std::string::npos) return {"", api_version};
+  return {api_version.substr(0, slash), api_version.substr(slash + 1)};
+}
+
+// The rendered object with its owner and the labels that find it again: owned by the workload (so that the garbage
+// collector deletes it with the workload) and labelled with the workload's uid.
+std::string owned(const std::string& object_json, simdjson::dom::element object, simdjson::dom::element workload,
+                  std::string& error) {
+  const std::string uid = string_at(workload, "/metadata/uid");
+  std::string patch = "[{\"op\":\"add\",\"path\":\"/metadata/ownerReferences\",\"value\":[{\"apiVersion\":" +
+                      json_string(string_at(workload, "/apiVersion")) +
+                      ",\"kind\":" + json_string(string_at(workload, "/kind")) +
+                      ",\"name\":" + json_string(string_at(workload, "/metadata/name")) +
+                      ",\"uid\":" + json_string(uid) + "}]}";
+  const std::string labels = "{\"app.kubernetes.io/managed-by\":\"workload-map\",\"" + std::string(kOwnerUidLabel) +
+                             "\":" + json_string(uid) + "}";
+  simdjson::dom::element existing;
+  if (object.at_pointer("/metadata/labels").get(existing) == simdjson::SUCCESS && existing.is_object()) {
+    patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels/app.kubernetes.io~1managed-by\",\"value\":\"workload-map\"}";
+    patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels/" + pointer_token(kOwnerUidLabel) + "\",\"value\":" +
+             json_string(uid) + "}";
+  } else {
+    patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":" + labels + "}";
+  }
+  return apply_json_patch(object_json, patch + "]", error);
+}
+
+}  // namespace
+
+PodGroupController::~PodGroupController() {
+  for (auto& [key, w] : watchers_) {
+    w->stop = true;
+    if (w->thread.joinable()) w->thread.join();
+  }
+}
+
+void PodGroupController::watch_kind(const std::string& group, const std::string& version, const std::string& kind,
+                                    Watcher& self) {
+  const std::string kind_key = (group.empty() ? "" : group + "/") + kind;
+  kube::Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
+  std::optional<kube::Resource> resource;
+  bool said = false;
+  while (!self.stop.load()) {
+    std::string error;
+    resource = discovery_.find(group, version, kind, error);
+    if (resource) break;
+    if (!said) log_.log(LogLevel::Warn, "cannot watch a workload kind yet (retrying)", {{"kind", kind_key}, {"problem", error}});
+    said = true;
+    metrics_.set_gauge("workload_map_watch_up", kWatchUpHelp, {{"resource", kind_key}}, 0);
+    if (!kube::sleep_unless_stopped(backoff.next(), self.stop)) return;
+  }
+  if (!resource) return;
+  const std::string resource_name = resource->plural + (group.empty() ? "" : "." + group);
+  auto key_of = [&](simdjson::dom::element object) {
+    return kind_key + "|" + string_at(object, "/metadata/namespace") + "/" + string_at(object, "/metadata/name");
+  };
+  kube::Reflector reflector(
+      client_, {resource->path(), resource->api_version(), kind, std::string(webhook::kProfileLabel)},
+      {[&](std::vector<std::string> objects) {
+         std::map<std::string, std::string> listed;
+         simdjson::dom::parser parser;
+         for (auto& o : objects) {
+           simdjson::dom::element e;
+           if (parser.parse(o).get(e) == simdjson::SUCCESS) listed[key_of(e)] = std::move(o);
+         }
+         std::vector<std::string> keys;
+         {
+           std::lock_guard lock(mutex_);
+           for (auto it = objects_.begin(); it != objects_.end();) {
+             const bool this_kind = it->first.compare(0, kind_key.size() + 1, kind_key + "|") == 0;
+             if (this_kind && !listed.count(it->first)) {
+               keys.push_back(it->first);
+               it = objects_.erase(it);
+             } else {
+               ++it;
+             }
+           }
+           for (auto& [key, o] : listed) {
+             keys.push_back(key);
+             objects_[key] = std::move(o);
+           }
+         }
+         for (const auto& k : keys) queue_.add(k);
+         metrics_.set_gauge("workload_map_watch_up", kWatchUpHelp, {{"resource", resource_name}}, 1);
+       },
+       [&](kube::EventType type, const std::string& object) {
+         simdjson::dom::parser parser;
+         simdjson::dom::element e;
+         if (parser.parse(object).get(e) != simdjson::SUCCESS) return;
+         const std::string key = key_of(e);
+         {
+           std::lock_guard lock(mutex_);
+           if (type == kube::EventType::Deleted)
+             objects_.erase(key);
+           else
+             objects_[key] = object;
+         }
+         queue_.add(key);
+       },
+       [&](const std::string& problem) {
+         metrics_.set_gauge("workload_map_watch_up", kWatchUpHelp, {{"resource", resource_name}}, 0);
+         metrics_.add_counter("workload_map_watch_failures_total", "Lists and watches that failed, by resource.",
+                              {{"resource", resource_name}});
+         log_.log(LogLevel::Warn, "watch failed; PodGroups of this kind may be stale until it recovers",
+                  {{"resource", resource_name}, {"problem", problem}});
+       }});
+  log_.log(LogLevel::Info, "watching workloads for PodGroups", {{"resource", resource_name}});
+  reflector.run(self.stop);
+}
+
+void PodGroupController::watch(const std::atomic<bool>& stop) {
+  while (!stop.load()) {
+    // Kinds that some rule's profile makes PodGroups for: only those are watched, one watch per kind (at the version
+    // of its first definition; the API server converts).
+    std::map<std::string, std::pair<std::string, std::string>> wanted;  // group/kind -> (group, version)
+    std::map<std::string, std::string> kinds;                           // group/kind -> kind
+    const webhook::AdmissionState st = state_.current();
+    if (st.catalog && st.policy)
+      for (const auto& d : st.catalog->definitions())
+        for (const auto& rule : st.policy->rules()) {
+          if (!rule.profile) continue;
+          const bool kind_ok = std::any_of(rule.kinds.begin(), rule.kinds.end(), [&](const std::string& k) {
+            return webhook::kind_matches(k, d->gvk.group, d->gvk.kind);
+          });
+          if (kind_ok && (webhook::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, true).pod_group ||
+                          webhook::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, false).pod_group)) {
+            const std::string key = d->gvk.group + "/" + d->gvk.kind;
+            wanted.emplace(key, std::make_pair(d->gvk.group, d->gvk.version));
+            kinds.emplace(key, d->gvk.kind);
+          }
+        }
+    for (auto it = watchers_.begin(); it != watchers_.end();) {
+      if (wanted.count(it->first)) {
+        ++it;
+        continue;
+      }
+      it->second->stop = true;
+      it->second->thread.join();
+      it = watchers_.erase(it);
+    }
+    for (const auto& [key, where] : wanted) {
+      if (watchers_.count(key)) continue;
+      auto w = std::make_unique<Watcher>();
+      Watcher& self = *w;
+      w->thread = std::thread([this, group = where.first, version = where.second, kind = kinds[key], &self] {
+        watch_kind(group, version, kind, self);
+      });
+      watchers_.emplace(key, std::move(w));
+    }
+    kube::sleep_unless_stopped(std::chrono::seconds(2), stop);
+  }
+  for (auto& [key, w] : watchers_) w->stop = true;
+  for (auto& [key, w] : watchers_) w->thread.join();
+  watchers_.clear();
+}
+
+void PodGroupController::leadership_changed(bool leading) {
+  {
+    std::lock_guard lock(applied_mutex_);
+    applied_.clear();  // a new leader lists what exists before it writes
+  }
+  std::lock_guard lock(mutex_);
+  if (leading)
+    for (const auto& [key, object] : objects_) queue_.add(key);
+}
+
+std::set<std::pair<std::string, std::string>> PodGroupController::existing(const std::string& object_uid,
+                                                                           const std::set<std::string>& resource_paths) {
+  std::set<std::pair<std::string, std::string>> out;
+  simdjson::dom::parser parser;
+  for (const auto& path : resource_paths) {
+    kube::Response r = client_.request(
+        "GET", path + "?labelSelector=" + kube::url_encode(std::string(kOwnerUidLabel) + "=" + object_uid));
+    simdjson::dom::element list;
+    simdjson::dom::array items;
+    if (!r.ok() || parser.parse(r.body).get(list) || list["items"].get_array().get(items)) continue;
+    for (auto item : items) out.emplace(path, string_at(item, "/metadata/name"));
+  }
+  return out;
+}
+
+bool PodGroupController::reconcile_one(const std::string& key) {
+  std::string json;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = objects_.find(key);
+    if (it != objects_.end()) json = it->second;
+  }
+  if (json.empty()) {
+    std::lock_guard lock(applied_mutex_);
+    applied_.erase(key);  // deleted: its PodGroups go with it (owner references)
+    return true;
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(json).get(root) != simdjson::SUCCESS) return true;
+  const webhook::AdmissionState st = state_.current();
+  const std::string api_version = string_at(root, "/apiVersion"), kind = string_at(root, "/kind");
+  const std::string namespace_name = string_at(root, "/metadata/namespace");
+  const std::string uid = string_at(root, "/metadata/uid");
+  const std::string profile_name = string_at(root, "/metadata/labels/" + pointer_token(webhook::kProfileLabel));
+  const Catalog::Match match = st.catalog->find(api_version, kind);
+  const webhook::SchedulerProfile* profile = st.policy->profile(profile_name);
+  if (!match.definition || !profile) {
+    log_.log(LogLevel::Warn, "no PodGroups for a workload: its kind or its profile is no longer known",
+             {{"workload", key}, {"profile", profile_name}});
+    return true;
+  }
+  const auto& gvk = match.definition->gvk;
+  const webhook::ProfileEdits& edits = webhook::Policy::edits_for(*profile, gvk.group, gvk.kind, !has_controller(root));
+
+  // What should exist: the profile's PodGroup for each gang, as admission named it on the pods.
+  std::map<std::pair<std::string, std::string>, std::string> desired;
+  if (edits.pod_group) {
+    ObjectDocument doc(root);
+    ViewOptions options;
+    options.gang_rule = profile->gang_rule;
+    const WorkloadView view = build_view(*match.definition, doc, options);
+    std::string group_name = string_at(root, "/metadata/annotations/" + pointer_token(webhook::kGroupNameAnnotation));
+    if (group_name.empty()) group_name = string_at(root, "/metadata/name");
+    const std::string queue = string_at(root, "/metadata/annotations/" + pointer_token(webhook::kQueueAnnotation));
+    simdjson::dom::parser object_parser;
+    for (const auto& object_json :
+         webhook::pod_group_objects(*edits.pod_group, view, profile->gang_rule, root, group_name, queue)) {
+      simdjson::dom::element object;
+      if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
+      const auto [group, version] = split_api_version(string_at(object, "/apiVersion"));
+      std::string error;
+      auto resource = discovery_.find(group, version, string_at(object, "/kind"), error);
+      if (!resource) {
+        log_.log(LogLevel::Warn, "cannot make a PodGroup (retrying)", {{"workload", key}, {"problem", error}});
+        metrics_.add_counter("workload_map_pod_group_errors_total", "PodGroup writes that failed.", {{"kind", kind}});
+        return false;
+      }
+      std::string object_namespace = string_at(object, "/metadata/namespace");
+      if (object_namespace.empty()) object_namespace = namespace_name;
+      std::string body = owned(object_json, object, root, error);
+      if (body.empty()) {
+        log_.log(LogLevel::Error, "cannot make a PodGroup", {{"workload", key}, {"problem", error}});
+        return true;
+      }
+      desired[{resource->path(object_namespace), string_at(object, "/metadata/name")}] = std::move(body);
+    }
+  }
+
+  std::lock_guard lock(applied_mutex_);
+  Applied& applied = applied_[key];
+  if (applied.uid != uid) {  // first time this leader sees it: start from what exists
+    applied = Applied{uid, {}};
+    std::set<std::string> paths;
+    for (const auto& [where, body] : desired) paths.insert(where.first);
+    for (const auto& where : existing(uid, paths)) applied.objects[where] = "";
+  }
+  for (const auto& [where, body] : desired) {
+    auto it = applied.objects.find(where);
+    if (it != applied.objects.end() && it->second == body) continue;
+    kube::Response r = client_.request(
+        "PATCH", where.first + "/" + kube::url_encode(where.second) + "?fieldManager=workload-map&force=true", body,
+        kube::kApplyPatch);
+    if (!r.ok()) {
+      log_.log(LogLevel::Warn, "cannot apply a PodGroup (retrying)",
+               {{"workload", key}, {"podGroup", where.second}, {"problem", r.describe()}});
+      metrics_.add_counter("workload_map_pod_group_errors_total", "PodGroup writes that failed.", {{"kind", kind}});
+      applied.uid.clear();
+      return false;
+    }
+    applied.objects[where] = body;
+    metrics_.add_counter("workload_map_pod_groups_applied_total", "PodGroups created or changed.", {{"kind", kind}});
+    log_.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", where.second}});
+  }
+  for (auto it = applied.objects.begin(); it != applied.objects.end();) {
+    if (desired.count(it->first)) {
+      ++it;
+      continue;
+    }
+    kube::Response r = client_.request("DELETE", it->first.first + "/" + kube::url_encode(it->first.second));
+    if (!r.ok() && r.status != 404) {
+      log_.log(LogLevel::Warn, "cannot delete a PodGroup its workload no longer has (retrying)",
+               {{"workload", key}, {"podGroup", it->first.second}, {"problem", r.describe()}});
+      return false;
+    }
+    metrics_.add_counter("workload_map_pod_groups_deleted_total", "PodGroups of gangs a workload no longer has.",
+                         {{"kind", kind}});
+    log_.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", it->first.second}});
+    it = applied.objects.erase(it);
+  }
+  return true;
+}
+
+void PodGroupController::reconcile(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
+  std::string key;
+  while (queue_.next(key, stop)) {
+    if (!leading.load()) continue;  // leadership_changed() queues everything again for a new leader
+    if (reconcile_one(key)) {
+      failures_.erase(key);
+      continue;
+    }
+    const int n = std::min(++failures_[key], 6);
+    queue_.add(key, std::chrono::seconds(1 << n));  // 2 s doubling to about a minute
+  }
+}
+
+}  // namespace wm::controllers

@@ -1,0 +1,70 @@
+// PodGroups for schedulers that gang only pods whose PodGroup exists (Volcano, coscheduling): for every workload
+// that admission labelled with a profile holding a `podGroup` template, one object per gang, named as its pods name
+// it, applied server-side and owned by the workload (the garbage collector removes it with the workload). It
+// follows the workload: a scale changes its minMember, a gang that goes away is deleted. Nothing here knows a
+// workload type or a scheduler: the catalog gives the gangs, the profile gives the object.
+//
+// Watches: each kind some profile could need PodGroups for, only objects carrying the profile label. Only the
+// elected leader writes; every replica keeps its watches warm, so that a new leader starts at once.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "controllers/work_queue.h"
+#include "kube/client.h"
+#include "kube/discovery.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+#include "webhook/state_store.h"
+
+namespace wm::controllers {
+
+class PodGroupController {
+ public:
+  PodGroupController(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state,
+                     webhook::Metrics& metrics, const webhook::Logger& log)
+      : client_(client), discovery_(discovery), state_(state), metrics_(metrics), log_(log) {}
+  ~PodGroupController();
+  // Keeps a watch on each kind the policy and catalog make relevant (rechecked as they reload), until `stop`.
+  void watch(const std::atomic<bool>& stop);
+  // Reconciles queued workloads while `leading`, until `stop`.
+  void reconcile(const std::atomic<bool>& stop, const std::atomic<bool>& leading);
+  void leadership_changed(bool leading);
+
+ private:
+  struct Watcher {
+    std::atomic<bool> stop{false};
+    std::thread thread;
+  };
+  void watch_kind(const std::string& group, const std::string& version, const std::string& kind, Watcher& self);
+  bool reconcile_one(const std::string& key);  // false: retry later
+  // The PodGroups (resource path, name) this controller made for a workload, as the API server lists them.
+  std::set<std::pair<std::string, std::string>> existing(const std::string& object_uid,
+                                                          const std::set<std::string>& resource_paths);
+
+  kube::Client& client_;
+  kube::Discovery& discovery_;
+  webhook::StateStore& state_;
+  webhook::Metrics& metrics_;
+  const webhook::Logger& log_;
+  std::map<std::string, std::unique_ptr<Watcher>> watchers_;  // by group/kind
+
+  std::mutex mutex_;
+  std::map<std::string, std::string> objects_;  // key (kind|namespace/name) -> the workload, as JSON
+  struct Applied {
+    std::string uid;
+    std::map<std::pair<std::string, std::string>, std::string> objects;  // (resource path, name) -> body applied
+  };
+  std::mutex applied_mutex_;                 // held while writing: watches never wait for the API server
+  std::map<std::string, Applied> applied_;  // by key; what this leader has written
+  std::map<std::string, int> failures_;     // by key, for the retry delay
+  WorkQueue queue_;
+};
+
+}  // namespace wm::controllers

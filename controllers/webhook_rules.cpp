@@ -1,0 +1,120 @@
+#include "controllers/webhook_rules.h"
+
+#include <simdjson.h>
+
+#include <map>
+#include <set>
+
+#include "kube/backoff.h"
+#include "mapper/json_writer.h"
+
+namespace wm::controllers {
+
+namespace {
+
+using webhook::LogLevel;
+using GroupResource = std::pair<std::string, std::string>;
+
+bool has(simdjson::dom::element rule, std::string_view list, std::string_view value) {
+  simdjson::dom::array items;
+  if (rule[list].get_array().get(items) != simdjson::SUCCESS) return false;
+  for (auto item : items) {
+    std::string_view s;
+    if (item.get_string().get(s) == simdjson::SUCCESS && (s == value || s == "*")) return true;
+  }
+  return false;
+}
+
+bool routes(simdjson::dom::array rules, const GroupResource& gr) {
+  for (auto rule : rules)
+    if (has(rule, "apiGroups", gr.first) && has(rule, "resources", gr.second) && has(rule, "operations", "CREATE") &&
+        has(rule, "operations", "UPDATE"))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+bool WebhookRules::sync() {
+  const auto catalog = state_.current().catalog;
+  if (!catalog) return false;
+  bool complete = true;
+  std::set<GroupResource> wanted;
+  for (const auto& d : catalog->definitions()) {
+    std::string error;
+    auto resource = discovery_.find(d->gvk.group, d->gvk.version, d->gvk.kind, error);
+    if (resource)
+      wanted.emplace(resource->group, resource->plural);
+    else
+      complete = false;  // its CRD is not installed yet: looked for again on the next round
+  }
+  simdjson::dom::parser parser;
+  for (const auto& path : configurations_) {
+    kube::Response got = client_.request("GET", path);
+    if (got.status == 404) continue;  // not installed (a webhook run by hand)
+    simdjson::dom::element config;
+    simdjson::dom::array webhooks;
+    if (!got.ok() || parser.parse(got.body).get(config) || config["webhooks"].get_array().get(webhooks)) {
+      log_.log(LogLevel::Warn, "cannot read a webhook configuration", {{"configuration", path}, {"problem", got.describe()}});
+      complete = false;
+      continue;
+    }
+    std::string_view resource_version;
+    if (config.at_pointer("/metadata/resourceVersion").get_string().get(resource_version)) resource_version = "";
+    std::string patch = "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" +
+                        json_string(resource_version) + "}";
+    std::string added;
+    size_t index = 0;
+    for (auto webhook : webhooks) {
+      simdjson::dom::array rules;
+      const bool has_rules = webhook["rules"].get_array().get(rules) == simdjson::SUCCESS;
+      std::map<std::string, std::vector<std::string>> missing;  // by group
+      for (const auto& gr : wanted)
+        if (!has_rules || !routes(rules, gr)) missing[gr.first].push_back(gr.second);
+      if (!has_rules && !missing.empty())
+        patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) + "/rules\",\"value\":[]}";
+      for (const auto& [group, resources] : missing) {
+        std::string list;
+        for (const auto& r : resources) {
+          list += (list.empty() ? "" : ",") + json_string(r);
+          added += (added.empty() ? "" : ", ") + r + (group.empty() ? "" : "." + group);
+        }
+        patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) +
+                 "/rules/-\",\"value\":{\"operations\":[\"CREATE\",\"UPDATE\"],\"apiGroups\":[" + json_string(group) +
+                 "],\"apiVersions\":[\"*\"],\"resources\":[" + list + "]}}";
+      }
+      ++index;
+    }
+    if (added.empty()) continue;
+    kube::Response r = client_.request("PATCH", path, patch + "]", "application/json-patch+json");
+    if (!r.ok()) {
+      log_.log(LogLevel::Warn, "cannot add rules to a webhook configuration (retrying)",
+               {{"configuration", path}, {"problem", r.describe()}});
+      complete = false;
+      continue;
+    }
+    metrics_.add_counter("workload_map_webhook_rules_added_total", "Kinds added to the webhook configurations' rules.",
+                         {});
+    log_.log(LogLevel::Info, "webhook configuration now routes the catalog's kinds",
+             {{"configuration", path}, {"added", added}});
+  }
+  return complete;
+}
+
+void WebhookRules::run(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
+  const Catalog* synced = nullptr;
+  auto last = std::chrono::steady_clock::now();
+  while (kube::sleep_unless_stopped(std::chrono::seconds(1), stop)) {
+    if (!leading.load()) {
+      synced = nullptr;
+      continue;
+    }
+    const auto catalog = state_.current().catalog;
+    const auto now = std::chrono::steady_clock::now();
+    if (catalog.get() == synced && now - last < std::chrono::minutes(1)) continue;
+    last = now;
+    synced = sync() ? catalog.get() : nullptr;
+  }
+}
+
+}  // namespace wm::controllers

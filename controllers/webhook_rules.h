@@ -1,0 +1,40 @@
+// Keeps the webhook configurations routing every kind the catalog knows: a Karta for a new CRD makes the API server
+// send that CRD's objects here, with no edit of the configurations by hand. Only adds rules (a kind that leaves the
+// catalog keeps its rule: the webhook answers for it as for any unknown kind), and only the leader writes, with the
+// configuration's resourceVersion as a precondition.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "kube/client.h"
+#include "kube/discovery.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+#include "webhook/state_store.h"
+
+namespace wm::controllers {
+
+class WebhookRules {
+ public:
+  // `configurations`: API paths of the webhook configurations to keep in step.
+  WebhookRules(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state,
+               webhook::Metrics& metrics, const webhook::Logger& log, std::vector<std::string> configurations)
+      : client_(client), discovery_(discovery), state_(state), metrics_(metrics), log_(log),
+        configurations_(std::move(configurations)) {}
+  // While `leading`: on every catalog change, and every minute to repair an edit, until `stop`.
+  void run(const std::atomic<bool>& stop, const std::atomic<bool>& leading);
+
+ private:
+  bool sync();  // false: something to retry (a kind not served yet, a write that failed)
+
+  kube::Client& client_;
+  kube::Discovery& discovery_;
+  webhook::StateStore& state_;
+  webhook::Metrics& metrics_;
+  const webhook::Logger& log_;
+  std::vector<std::string> configurations_;
+};
+
+}  // namespace wm::controllers

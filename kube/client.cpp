@@ -1,0 +1,244 @@
+#include "kube/client.h"
+
+#include <openssl/ssl.h>
+#include <simdjson.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <optional>
+
+namespace wm::kube {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using Stream = beast::ssl_stream<beast::tcp_stream>;
+
+std::string Response::describe() const {
+  if (status == 0) return error.empty() ? "no response" : error;
+  std::string message;
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  std::string_view m;
+  if (parser.parse(body).get(e) == simdjson::SUCCESS && e["message"].get_string().get(m) == simdjson::SUCCESS)
+    message = std::string(m);
+  else
+    message = body.substr(0, 300);
+  return "HTTP " + std::to_string(status) + (message.empty() ? "" : ": " + message);
+}
+
+std::string url_encode(std::string_view value) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool add_pem(asio::ssl::context& ctx, const std::string& pem, bool certificate_chain, std::string& error) {
+  boost::system::error_code ec;
+  if (certificate_chain)
+    ctx.use_certificate_chain(asio::buffer(pem), ec);
+  else
+    ctx.use_private_key(asio::buffer(pem), asio::ssl::context::pem, ec);
+  if (ec) error = ec.message();
+  return !ec;
+}
+
+}  // namespace
+
+std::unique_ptr<Client> Client::make(const Config& config, std::string& error) {
+  auto tls = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+  tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+  boost::system::error_code ec;
+  if (config.insecure_skip_verify) {
+    tls->set_verify_mode(asio::ssl::verify_none);
+  } else {
+    tls->set_verify_mode(asio::ssl::verify_peer);
+    if (config.ca_pem.empty())
+      tls->set_default_verify_paths(ec);
+    else
+      tls->add_certificate_authority(asio::buffer(config.ca_pem), ec);
+    if (ec) {
+      error = "the cluster CA: " + ec.message();
+      return nullptr;
+    }
+    tls->set_verify_callback(asio::ssl::host_name_verification(config.tls_server_name));
+  }
+  if (!config.client_certificate_pem.empty()) {
+    std::string why;
+    if (!add_pem(*tls, config.client_certificate_pem, true, why) || !add_pem(*tls, config.client_key_pem, false, why)) {
+      error = "the client certificate: " + why;
+      return nullptr;
+    }
+  }
+  return std::unique_ptr<Client>(new Client(config, std::move(tls)));
+}
+
+Client::Client(Config config, std::shared_ptr<asio::ssl::context> tls)
+    : config_(std::move(config)), tls_(std::move(tls)), token_(config_) {}
+Client::~Client() = default;
+
+// One connection and the io_context that drives it: asynchronous operations, each run to completion (or to its
+// deadline, or until stopped) before the next, so that calls read as sequential code.
+struct Client::Call {
+  asio::io_context ioc;
+  Stream stream;
+  beast::flat_buffer buffer;
+  const std::atomic<bool>* stop = nullptr;
+  boost::system::error_code ec;
+
+  Call(asio::ssl::context& tls) : stream(ioc, tls) {}
+
+  // Runs until the pending operation completes; closes the socket (failing it) when stopped.
+  void wait(bool& done) {
+    while (!done) {
+      ioc.run_for(std::chrono::milliseconds(200));
+      if (!done && stop && stop->load()) {
+        beast::get_lowest_layer(stream).close();
+        ioc.run();
+        ec = asio::error::operation_aborted;
+      }
+    }
+    ioc.restart();
+  }
+  template <class Start>
+  bool step(std::chrono::milliseconds timeout, Start start) {
+    bool done = false;
+    beast::get_lowest_layer(stream).expires_after(timeout);
+    start([&](boost::system::error_code e, auto&&...) {
+      ec = e;
+      done = true;
+    });
+    wait(done);
+    return !ec;
+  }
+
+  bool connect(const Config& config, std::chrono::milliseconds timeout, std::string& error) {
+    asio::ip::tcp::resolver resolver(ioc);
+    asio::ip::tcp::resolver::results_type endpoints;
+    bool done = false;
+    resolver.async_resolve(config.host, config.port, [&](boost::system::error_code e, auto results) {
+      ec = e;
+      endpoints = results;
+      done = true;
+    });
+    wait(done);
+    if (ec) {
+      error = "resolve " + config.host + ": " + ec.message();
+      return false;
+    }
+    if (!step(timeout, [&](auto h) { beast::get_lowest_layer(stream).async_connect(endpoints, h); })) {
+      error = "connect " + config.server() + ": " + ec.message();
+      return false;
+    }
+    if (!SSL_set_tlsext_host_name(stream.native_handle(), config.tls_server_name.c_str())) {
+      error = "TLS: cannot set the server name";
+      return false;
+    }
+    if (!step(timeout, [&](auto h) { stream.async_handshake(asio::ssl::stream_base::client, h); })) {
+      error = "TLS handshake with " + config.server() + ": " + ec.message();
+      return false;
+    }
+    return true;
+  }
+};
+
+namespace {
+
+http::request<http::string_body> make_request(std::string_view method, const std::string& target,
+                                              const std::string& body, std::string_view content_type,
+                                              const Config& config, const std::string& token) {
+  http::request<http::string_body> req{http::string_to_verb(beast::string_view(method.data(), method.size())), target, 11};
+  req.set(http::field::host, config.host);
+  req.set(http::field::user_agent, "workload-map");
+  req.set(http::field::accept, "application/json");
+  if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
+  if (!body.empty()) {
+    req.set(http::field::content_type, beast::string_view(content_type.data(), content_type.size()));
+    req.body() = body;
+  }
+  req.prepare_payload();
+  return req;
+}
+
+}  // namespace
+
+Response Client::request(std::string_view method, const std::string& target, const std::string& body,
+                         std::string_view content_type, std::chrono::milliseconds timeout) {
+  Response out;
+  Call call(*tls_);
+  if (!call.connect(config_, timeout, out.error)) return out;
+  auto req = make_request(method, target, body, content_type, config_, token_.token());
+  if (!call.step(timeout, [&](auto h) { http::async_write(call.stream, req, h); })) {
+    out.error = "send " + std::string(method) + " " + target + ": " + call.ec.message();
+    return out;
+  }
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(64u << 20);
+  if (!call.step(timeout, [&](auto h) { http::async_read(call.stream, call.buffer, parser, h); })) {
+    out.error = std::string(method) + " " + target + ": " + call.ec.message();
+    return out;
+  }
+  out.status = static_cast<int>(parser.get().result_int());
+  out.body = std::move(parser.get().body());
+  return out;
+}
+
+Response Client::stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
+                        std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop) {
+  Response out;
+  Call call(*tls_);
+  call.stop = stop;
+  const auto connect_timeout = std::min<std::chrono::milliseconds>(idle_timeout, std::chrono::seconds(10));
+  if (!call.connect(config_, connect_timeout, out.error)) return out;
+  auto req = make_request("GET", target, {}, {}, config_, token_.token());
+  if (!call.step(connect_timeout, [&](auto h) { http::async_write(call.stream, req, h); })) {
+    out.error = "send GET " + target + ": " + call.ec.message();
+    return out;
+  }
+  http::response_parser<http::buffer_body> parser;
+  parser.body_limit(boost::none);
+  if (!call.step(idle_timeout, [&](auto h) { http::async_read_header(call.stream, call.buffer, parser, h); })) {
+    out.error = "GET " + target + ": " + call.ec.message();
+    return out;
+  }
+  out.status = static_cast<int>(parser.get().result_int());
+  const bool ok = out.ok();
+  std::string chunk(64 * 1024, '\0');
+  while (!parser.is_done()) {
+    parser.get().body().data = chunk.data();
+    parser.get().body().size = chunk.size();
+    call.step(idle_timeout, [&](auto h) { http::async_read_some(call.stream, call.buffer, parser, h); });
+    if (call.ec == http::error::need_buffer) call.ec = {};
+    const size_t n = chunk.size() - parser.get().body().size;
+    if (call.ec) {
+      out.error = call.ec == beast::error::timeout ? "no data for " + std::to_string(idle_timeout.count()) + " ms"
+                  : stop && stop->load()           ? "stopped"
+                                                   : call.ec.message();
+      break;
+    }
+    if (!ok) {
+      if (out.body.size() < (1u << 20)) out.body.append(chunk.data(), n);
+    } else if (n && !on_data(std::string_view(chunk.data(), n))) {
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace wm::kube

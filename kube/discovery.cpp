@@ -1,0 +1,48 @@
+#include "kube/discovery.h"
+
+#include <simdjson.h>
+
+namespace wm::kube {
+
+std::string Resource::path(const std::string& namespace_name) const {
+  std::string out = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+  if (!namespace_name.empty()) out += "/namespaces/" + namespace_name;
+  return out + "/" + plural;
+}
+
+std::optional<Resource> Discovery::find(const std::string& group, const std::string& version, const std::string& kind,
+                                        std::string& error) {
+  const std::string key = group + "/" + version + "/" + kind;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = found_.find(key); it != found_.end()) return it->second;
+  }
+  const std::string path = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+  Response r = client_.request("GET", path);
+  if (!r.ok()) {
+    error = "discovery " + path + ": " + r.describe();
+    return std::nullopt;
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  simdjson::dom::array resources;
+  if (parser.parse(r.body).get(doc) != simdjson::SUCCESS || doc["resources"].get_array().get(resources)) {
+    error = "discovery " + path + ": not a resource list";
+    return std::nullopt;
+  }
+  for (auto entry : resources) {
+    std::string_view name, entry_kind;
+    bool namespaced = true;
+    if (entry["name"].get_string().get(name) || entry["kind"].get_string().get(entry_kind)) continue;
+    if (entry_kind != kind || name.find('/') != std::string_view::npos) continue;  // not a subresource
+    if (entry["namespaced"].get_bool().get(namespaced) != simdjson::SUCCESS) namespaced = true;
+    Resource found{group, version, kind, std::string(name), namespaced};
+    std::lock_guard lock(mutex_);
+    found_[key] = found;
+    return found;
+  }
+  error = path + " serves no kind " + kind;
+  return std::nullopt;
+}
+
+}  // namespace wm::kube

@@ -1,0 +1,35 @@
+// Which resource (the plural in URLs) serves a kind, from the API server's discovery documents, remembered once
+// found. A kind whose API is not installed (a CRD not applied yet) is looked up again on the next call.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "kube/client.h"
+
+namespace wm::kube {
+
+struct Resource {
+  std::string group, version, kind, plural;
+  bool namespaced = true;
+  std::string api_version() const { return group.empty() ? version : group + "/" + version; }
+  // The collection across namespaces, or in one.
+  std::string path(const std::string& namespace_name = {}) const;
+};
+
+class Discovery {
+ public:
+  explicit Discovery(Client& client) : client_(client) {}
+  // nullopt with `error` when the group/version is not served or has no such kind.
+  std::optional<Resource> find(const std::string& group, const std::string& version, const std::string& kind,
+                               std::string& error);
+
+ private:
+  Client& client_;
+  std::mutex mutex_;
+  std::map<std::string, Resource> found_;  // by group/version/kind
+};
+
+}  // namespace wm::kube

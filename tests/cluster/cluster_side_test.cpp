@@ -1,0 +1,362 @@
+// The webhook's own conversation with the cluster (controllers/, kube/), on the real control plane and under the
+// RBAC the manifests ship: Karta objects become definitions (and get a status), PodGroups are made, followed and
+// collected, one replica leads, and an API server that goes away slows no admission.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <iostream>
+#include <regex>
+
+#include "tests/cluster/cluster_support.h"
+#include "tests/cluster/tcp_proxy.h"
+#include "tests/support/test_support.h"
+
+using namespace wm::test;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string kubeconfig_value(const std::string& jsonpath) {
+  CommandResult r = Cluster::get().kubectl({"config", "view", "--raw", "-o", "jsonpath={" + jsonpath + "}"});
+  REQUIRE(r.status == 0);
+  return r.out;
+}
+
+// A kubeconfig for the workload-map ServiceAccount, with exactly the roles manifests/base gives it (rbac.yaml),
+// its token in a file (as in a pod). `server` replaces the API server's address (a proxy in front of it).
+std::string service_account_kubeconfig(const std::string& server = "") {
+  const Cluster& c = Cluster::get();
+  static bool applied = false;
+  if (!applied) {
+    CommandResult rendered = c.kubectl({"kustomize", source_path("manifests/base")});
+    REQUIRE(rendered.status == 0);
+    std::string objects;
+    for (const auto& o : parse_yaml(rendered.out, "manifests/base"))
+      if (o.kind == "Namespace" || o.kind == "ServiceAccount" || o.kind == "ClusterRole" ||
+          o.kind == "ClusterRoleBinding" || o.kind == "Role" || o.kind == "RoleBinding")
+        objects += simdjson::to_string(o.root) + "\n";
+    CommandResult r = c.kubectl({"apply", "--server-side", "--force-conflicts", "-f", "-"}, objects);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    applied = true;
+  }
+  CommandResult token = c.kubectl({"create", "token", "workload-map", "-n", "workload-map", "--duration", "2h"});
+  INFO(token.err);
+  REQUIRE(token.status == 0);
+  const std::string token_file = write_temp("workload-map-token", token.out);
+  const std::string ca = kubeconfig_value(".clusters[0].cluster.certificate-authority");
+  const std::string address = server.empty() ? kubeconfig_value(".clusters[0].cluster.server") : server;
+  static int n = 0;
+  return write_temp("sa-kubeconfig-" + std::to_string(++n),
+                    "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"" + address +
+                        "\", certificate-authority: \"" + ca +
+                        "\"}\nusers:\n- name: workload-map\n  user: {tokenFile: \"" + token_file +
+                        "\"}\ncontexts:\n- name: c\n  context: {cluster: c, user: workload-map, namespace: "
+                        "workload-map}\ncurrent-context: c\n");
+}
+
+std::vector<std::string> cluster_args(const std::string& kubeconfig, const std::string& identity = "test") {
+  return {"--kubeconfig", kubeconfig, "--identity", identity, "--log-level", "debug"};
+}
+
+long long metric(uint16_t port, const std::string& series) {
+  HttpsClient client(port);
+  const std::string text = client.get("/metrics").body;
+  const size_t at = text.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + series.size() + 2));
+}
+
+bool ready(uint16_t port) { return HttpsClient(port).get("/readyz").status == 200; }
+
+simdjson::dom::element object(simdjson::dom::parser& parser, const std::string& json) {
+  simdjson::dom::element e;
+  REQUIRE(parser.parse(json).get(e) == simdjson::SUCCESS);
+  return e;
+}
+
+const char* const kTrainerCrd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+  "metadata":{"name":"trainers.wmtest.example.com"},
+  "spec":{"group":"wmtest.example.com","scope":"Namespaced",
+    "names":{"kind":"Trainer","plural":"trainers","singular":"trainer","listKind":"TrainerList"},
+    "versions":[{"name":"v1","served":true,"storage":true,
+      "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})";
+
+std::string trainer_karta(const std::string& replicas_path) {
+  return R"(apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata:
+  name: wmtest-trainer
+spec:
+  structureDefinition:
+    rootComponent:
+      name: trainer
+      kind: {group: wmtest.example.com, version: v1, kind: Trainer}
+      specDefinition:
+        podTemplateSpecPath: .spec.template
+      scaleDefinition:
+        replicasPath: ')" + replicas_path + R"('
+      statusDefinition:
+        conditionsDefinition:
+          path: .status.conditions
+        statusMappings:
+          running:
+          - byConditions:
+            - {type: Ready, status: "True"}
+)";
+}
+
+const char* const kTrainer = R"({"apiVersion":"wmtest.example.com/v1","kind":"Trainer","metadata":{"name":"t"},
+  "spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"c","image":"busybox",
+    "resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}}})";
+
+// What a server-side dry run of a Trainer comes back as: the webhook's edits, if the API server sent it there.
+std::string dry_run_pods(const std::string& ns) {
+  CommandResult r = Cluster::get().kubectl({"create", "--dry-run=server", "-n", ns, "-o", "json", "-f", "-"}, kTrainer);
+  if (r.status != 0) return "error: " + r.err;
+  simdjson::dom::parser parser;
+  const std::string pods = string_at(object(parser, r.out), "/metadata/annotations/workload-map.io~1pods");
+  return pods == "<missing>" ? "" : pods;
+}
+
+std::string accepted_condition(simdjson::dom::parser& parser, std::string& message) {
+  CommandResult r = Cluster::get().kubectl({"get", "karta", "wmtest-trainer", "-o", "json"});
+  if (r.status != 0) return "";
+  simdjson::dom::array conditions;
+  if (object(parser, r.out).at_pointer("/status/conditions").get_array().get(conditions)) return "";
+  for (auto c : conditions)
+    if (string_at(c, "/type") == "workload-map.io/Accepted") {
+      message = string_at(c, "/message");
+      return string_at(c, "/status");
+    }
+  return "";
+}
+
+std::string profile_policy(const std::string& profile) {
+  return policy_with_rules("- name: all\n  namespaces: [\"*\"]\n  kinds: [\"*\"]\n  profile: " + profile +
+                           "\n  queue: {default: research}\n");
+}
+
+}  // namespace
+
+TEST_CASE("the catalog installs as Karta objects the real Karta CRD accepts field for field") {
+  CommandResult r = Cluster::get().kubectl(
+      {"apply", "-k", source_path("definitions"), "--dry-run=server", "--validate=strict"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("unknown field") == std::string::npos);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 21);
+}
+
+TEST_CASE("a Karta applied with kubectl makes the running webhook admit its CRD; a broken one is refused in its "
+          "status while the last good one stays in force") {
+  const Cluster& c = Cluster::get();
+  REQUIRE(c.kubectl({"apply", "-f", "-"}, kTrainerCrd).status == 0);
+  REQUIRE(c.kubectl({"wait", "--for=condition=Established", "crd/trainers.wmtest.example.com"}).status == 0);
+  c.kubectl({"delete", "karta", "wmtest-trainer", "--ignore-not-found"});
+  const std::string ns = make_namespace("karta");
+  RegisteredWebhook webhook(profile_policy("kai"), "base", cluster_args(service_account_kubeconfig()));
+  REQUIRE(eventually([&] { return ready(webhook.server().port()); }, std::chrono::seconds(20)));
+  CHECK(eventually([&] { return dry_run_pods(ns).empty(); }, std::chrono::seconds(10)));  // unknown: not edited
+
+  const auto applied_at = Clock::now();
+  CommandResult applied = c.kubectl({"apply", "-f", "-"}, trainer_karta(".spec.replicas // 1"));
+  INFO(applied.err);
+  REQUIRE(applied.status == 0);
+  std::string pods;
+  const bool admitted = eventually([&] { return (pods = dry_run_pods(ns)) == "3"; }, std::chrono::seconds(30),
+                                   std::chrono::milliseconds(50));
+  INFO(pods << "\n" << webhook.server().log());
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - applied_at).count();
+  std::cout << "figure: kubectl apply of a Karta to the first admission that uses it: " << ms << " ms\n";
+  REQUIRE(admitted);
+
+  simdjson::dom::parser parser;
+  std::string message;
+  CHECK(eventually([&] { return accepted_condition(parser, message) == "True"; }, std::chrono::seconds(10)));
+  CHECK(message == "in force: Trainer.wmtest.example.com/v1");
+
+  // A broken generation: refused in the status with what lint says; the accepted one keeps admitting.
+  REQUIRE(c.kubectl({"apply", "-f", "-"}, trainer_karta(".spec.replicas |")).status == 0);
+  CHECK(eventually([&] { return accepted_condition(parser, message) == "False"; }, std::chrono::seconds(10)));
+  INFO(message);
+  CHECK(message.find("Karta wmtest-trainer") != std::string::npos);
+  CHECK(message.find("spec.structureDefinition.rootComponent.scaleDefinition.replicasPath") != std::string::npos);
+  CHECK(message.find("The last accepted generation (1) stays in force.") != std::string::npos);
+  CHECK(dry_run_pods(ns) == "3");
+  CHECK(metric(webhook.server().port(), "workload_map_kartas{state=\"refused\"}") == 1);
+
+  // Deleted: the kind is no longer known.
+  REQUIRE(c.kubectl({"delete", "karta", "wmtest-trainer"}).status == 0);
+  CHECK(eventually([&] { return dry_run_pods(ns).empty(); }, std::chrono::seconds(10)));
+  c.kubectl({"delete", "crd", "trainers.wmtest.example.com", "--wait=false"});
+}
+
+TEST_CASE("Volcano and coscheduling: a JobSet gets its PodGroup, named as its pods name it, owned and collected; "
+          "a PyTorchJob's follows its scale") {
+  const Cluster& c = Cluster::get();
+  for (const auto& [profile, resource, name_path] :
+       {std::tuple<std::string, std::string, std::string>{"volcano", "podgroups.scheduling.volcano.sh",
+                                                          "/metadata/annotations/scheduling.k8s.io~1group-name"},
+        {"coscheduling", "podgroups.scheduling.x-k8s.io", "/metadata/labels/scheduling.x-k8s.io~1pod-group"}}) {
+    INFO(profile);
+    const std::string ns = make_namespace(profile == "volcano" ? "vc" : "co", true);
+    RegisteredWebhook webhook(profile_policy(profile), "base", cluster_args(service_account_kubeconfig()));
+    CommandResult created = c.kubectl({"create", "-n", ns, "-o", "json", "-f", "-"}, R"(
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train}
+spec:
+  replicatedJobs:
+  - name: leader
+    replicas: 1
+    template:
+      spec:
+        parallelism: 1
+        completions: 1
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+  - name: workers
+    replicas: 2
+    template:
+      spec:
+        parallelism: 2
+        completions: 2
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
+)");
+    INFO(created.err);
+    REQUIRE(created.status == 0);
+    simdjson::dom::parser parser;
+    const std::string uid = string_at(object(parser, created.out), "/metadata/uid");
+
+    std::string pod_group;
+    REQUIRE(eventually(
+        [&] {
+          CommandResult r = c.kubectl({"get", resource, "train", "-n", ns, "-o", "json"});
+          pod_group = r.out;
+          return r.status == 0;
+        },
+        std::chrono::seconds(20)));
+    simdjson::dom::element pg = object(parser, pod_group);
+    // KAI's and the minimum rule: the leader's 1 pod and 2 worker jobs × min(parallelism, completions) 2.
+    CHECK(pg.at_pointer("/spec/minMember").get_int64().value() == 5);
+    CHECK(string_at(pg, "/spec/minResources/cpu") == "9");
+    CHECK(string_at(pg, "/metadata/ownerReferences/0/uid") == uid);
+    CHECK(string_at(pg, "/metadata/ownerReferences/0/kind") == "JobSet");
+    if (profile == "volcano") CHECK(string_at(pg, "/spec/queue") == "research");
+
+    // Every pod the JobSet's Jobs make names it.
+    CHECK(eventually(
+        [&] {
+          CommandResult r = c.kubectl({"get", "pods", "-n", ns, "-o", "json"});
+          simdjson::dom::parser p;
+          simdjson::dom::array pods;
+          if (r.status != 0 || object(p, r.out)["items"].get_array().get(pods)) return false;
+          size_t named = 0, all = 0;
+          for (auto pod : pods) {
+            ++all;
+            named += string_at(pod, name_path) == "train";
+          }
+          return all == 5 && named == 5;
+        },
+        std::chrono::seconds(30)));
+
+    // Scale: a PyTorchJob's workers go from 2 to 3 (a JobSet's replicatedJobs are immutable).
+    REQUIRE(c.kubectl({"create", "-n", ns, "-f", "-"}, R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
+      "metadata":{"name":"pt"},"spec":{"pytorchReplicaSpecs":{
+        "Master":{"replicas":1,"template":{"spec":{"containers":[{"name":"pytorch","image":"busybox"}]}}},
+        "Worker":{"replicas":2,"template":{"spec":{"containers":[{"name":"pytorch","image":"busybox"}]}}}}}})")
+                .status == 0);
+    auto min_member = [&](const std::string& name) {
+      CommandResult r = c.kubectl({"get", resource, name, "-n", ns, "-o", "jsonpath={.spec.minMember}"});
+      return r.status == 0 ? r.out : "";
+    };
+    CHECK(eventually([&] { return min_member("pt") == "3"; }, std::chrono::seconds(20)));
+    REQUIRE(c.kubectl({"patch", "pytorchjob", "pt", "-n", ns, "--type=merge", "-p",
+                       R"({"spec":{"pytorchReplicaSpecs":{"Worker":{"replicas":3}}}})"})
+                .status == 0);
+    CHECK(eventually([&] { return min_member("pt") == "4"; }, std::chrono::seconds(20)));
+
+    // Deleted: the garbage collector takes the PodGroup with it.
+    REQUIRE(c.kubectl({"delete", "jobset", "train", "-n", ns, "--wait=false"}).status == 0);
+    CHECK(eventually([&] { return c.kubectl({"get", resource, "train", "-n", ns}).status != 0; },
+                     std::chrono::seconds(30)));
+    CHECK(metric(webhook.server().port(), "workload_map_leader") == 1);
+  }
+}
+
+TEST_CASE("two replicas: one leads, both admit; the other leads once the first stops") {
+  const std::string kubeconfig = service_account_kubeconfig();
+  const std::string policy = profile_policy("kai");
+  RegisteredWebhook first(policy, "base", cluster_args(kubeconfig, "replica-a"));
+  ServerProcess second({"--policy", write_temp("replica-b-policy.yaml", policy), "--kubeconfig", kubeconfig,
+                        "--identity", "replica-b"});
+  auto leaders = [&] {
+    return metric(first.server().port(), "workload_map_leader") + metric(second.port(), "workload_map_leader");
+  };
+  REQUIRE(eventually([&] { return leaders() == 1; }, std::chrono::seconds(20)));
+  const bool first_leads = metric(first.server().port(), "workload_map_leader") == 1;
+  CHECK(eventually([&] { return ready(first.server().port()) && ready(second.port()); }, std::chrono::seconds(10)));
+  if (first_leads) {
+    REQUIRE(first.server().stop() == 0);
+  } else {
+    REQUIRE(second.stop() == 0);
+  }
+  // The leader gives the Lease up as it stops: the other takes it within a retry period, not a lease duration.
+  const auto stopped_at = Clock::now();
+  const uint16_t survivor = first_leads ? second.port() : first.server().port();
+  REQUIRE(eventually([&] { return metric(survivor, "workload_map_leader") == 1; }, std::chrono::seconds(20)));
+  std::cout << "figure: leadership moved in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - stopped_at).count() << " ms\n";
+}
+
+TEST_CASE("with the API server gone, admission is as fast as before; /metrics says what is stale") {
+  const Cluster& c = Cluster::get();
+  std::string host, port;
+  {
+    const std::string server = kubeconfig_value(".clusters[0].cluster.server");
+    std::smatch m;
+    REQUIRE(std::regex_match(server, m, std::regex("https://([0-9.]+):([0-9]+)")));
+    host = m[1];
+    port = m[2];
+  }
+  TcpProxy proxy(host, static_cast<uint16_t>(std::stoi(port)));
+  const std::string kubeconfig = service_account_kubeconfig("https://127.0.0.1:" + std::to_string(proxy.port()));
+  ServerProcess server({"--policy", write_temp("outage-policy.yaml", profile_policy("volcano")), "--kubeconfig",
+                        kubeconfig, "--identity", "outage"});
+  REQUIRE(eventually([&] { return ready(server.port()); }, std::chrono::seconds(20)));
+  const std::string jobset = read_file(corpus_dir() + "/jobset/coordinator.yaml");
+  const auto objects = parse_yaml(jobset, "coordinator.yaml");
+  REQUIRE(!objects.empty());
+  const std::string review = admission_review(simdjson::to_string(objects.front().root), "default");
+  auto latencies = [&] {
+    HttpsClient client(server.port());
+    std::vector<double> ms;
+    for (int i = 0; i < 400; ++i) {
+      const auto t = Clock::now();
+      HttpResponse r = client.post("/mutate", review);
+      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+      REQUIRE(r.status == 200);
+    }
+    std::sort(ms.begin(), ms.end());
+    return std::pair{ms[ms.size() / 2], ms[ms.size() * 99 / 100]};
+  };
+  const auto [up_median, up_p99] = latencies();
+  CHECK(metric(server.port(), "workload_map_watch_up{resource=\"kartas.run.ai\"}") == 1);
+
+  proxy.cut();
+  REQUIRE(eventually([&] { return metric(server.port(), "workload_map_watch_up{resource=\"kartas.run.ai\"}") == 0; },
+                     std::chrono::seconds(10)));
+  const auto [down_median, down_p99] = latencies();
+  std::cout << "figure: /mutate latency (JobSet, 400 requests, one connection) with the API server up: median "
+            << up_median << " ms, p99 " << up_p99 << " ms; gone: median " << down_median << " ms, p99 " << down_p99
+            << " ms\n";
+  CHECK(down_p99 < std::max(5 * up_p99, 25.0));
+  CHECK(ready(server.port()));  // the last good definitions stay in force
+  CHECK(metric(server.port(), "workload_map_watch_up{resource=\"jobsets.jobset.x-k8s.io\"}") == 0);
+  CHECK(server.log().find("Karta watch failed; definitions from the cluster may be stale") != std::string::npos);
+  (void)c;
+}

@@ -1,0 +1,86 @@
+#include "tests/cluster/tcp_proxy.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+namespace wm::test {
+
+TcpProxy::TcpProxy(std::string target_host, uint16_t target_port)
+    : host_(std::move(target_host)), target_port_(target_port) {
+  listener_ = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listener_, 64) != 0)
+    throw std::runtime_error("proxy: cannot listen");
+  socklen_t len = sizeof addr;
+  getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+  port_ = ntohs(addr.sin_port);
+  acceptor_ = std::thread([this] { accept_loop(); });
+}
+
+TcpProxy::~TcpProxy() {
+  cut();
+  if (acceptor_.joinable()) acceptor_.join();
+  for (auto& t : threads_) t.join();
+  for (int s : sockets_) close(s);
+}
+
+void TcpProxy::cut() {
+  cut_ = true;
+  std::lock_guard lock(mutex_);
+  if (listener_ >= 0) shutdown(listener_, SHUT_RDWR);
+  for (int s : sockets_) shutdown(s, SHUT_RDWR);
+}
+
+void TcpProxy::accept_loop() {
+  while (!cut_) {
+    int client = accept(listener_, nullptr, nullptr);
+    if (client < 0) break;
+    std::lock_guard lock(mutex_);
+    if (cut_) {
+      close(client);
+      break;
+    }
+    sockets_.push_back(client);
+    threads_.emplace_back([this, client] { pump(client); });
+  }
+  std::lock_guard lock(mutex_);
+  close(listener_);
+  listener_ = -1;
+}
+
+void TcpProxy::pump(int client) {
+  int upstream = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(target_port_);
+  inet_pton(AF_INET, host_.c_str(), &addr.sin_addr);
+  {
+    std::lock_guard lock(mutex_);
+    sockets_.push_back(upstream);
+  }
+  if (connect(upstream, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    pollfd fds[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
+    char buffer[16384];
+    while (!cut_) {
+      if (poll(fds, 2, 200) < 0) break;
+      bool done = false;
+      for (int i = 0; i < 2 && !done; ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+        done = n <= 0 || write(fds[1 - i].fd, buffer, static_cast<size_t>(n)) != n;
+      }
+      if (done) break;
+    }
+  }
+  shutdown(client, SHUT_RDWR);
+  shutdown(upstream, SHUT_RDWR);
+}
+
+}  // namespace wm::test

@@ -1,0 +1,35 @@
+// A TCP forwarder between the webhook and the API server, so that a test can take the API server away from the
+// webhook alone (the shared control plane stays up for the API server's own calls to the webhook).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace wm::test {
+
+class TcpProxy {
+ public:
+  TcpProxy(std::string target_host, uint16_t target_port);
+  ~TcpProxy();
+  uint16_t port() const { return port_; }
+  // Closes every connection and refuses new ones: from the webhook's side, the API server is gone.
+  void cut();
+
+ private:
+  void accept_loop();
+  void pump(int client);
+  std::string host_;
+  uint16_t target_port_, port_ = 0;
+  int listener_ = -1;
+  std::atomic<bool> cut_{false};
+  std::mutex mutex_;
+  std::vector<int> sockets_;
+  std::vector<std::thread> threads_;
+  std::thread acceptor_;
+};
+
+}  // namespace wm::test
