@@ -1,11 +1,9 @@
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-
-#include <unistd.h>
-
 #include <optional>
 
 #include "cli/commands.h"
@@ -201,7 +199,7 @@ int serve(const Args& args) {
     cluster.config = std::move(*config);
     if (cluster.lease_namespace.empty()) {
       const char* pod_namespace = std::getenv("POD_NAMESPACE");
-      cluster.lease_namespace = pod_namespace && *pod_namespace           ? pod_namespace
+      cluster.lease_namespace = pod_namespace && *pod_namespace          ? pod_namespace
                                 : !cluster.config.namespace_name.empty() ? cluster.config.namespace_name
                                                                          : "default";
     }

@@ -48,13 +48,16 @@ bool ClusterSide::start(std::string& error) {
         leading_ = leading;
         metrics_.set_gauge("workload_map_leader", "1 while this replica holds the Lease and writes to the cluster.", {},
                            leading ? 1 : 0);
-        log_.log(LogLevel::Info, leading ? "leading: this replica writes PodGroups and Karta statuses"
-                                         : "not leading: another replica writes",
+        log_.log(LogLevel::Info,
+                 leading ? "leading: this replica writes PodGroups and Karta statuses"
+                         : "not leading: another replica writes",
                  {{"identity", options_.identity}});
         if (parts_->kartas) parts_->kartas->leadership_changed(leading);
         if (parts_->pod_groups) parts_->pod_groups->leadership_changed(leading);
       },
-      [this](const std::string& problem) { log_.log(LogLevel::Warn, "leader election", {{"problem", problem}}); });
+      [this](const std::string& problem) {
+        log_.log(LogLevel::Warn, "leader election", {{"problem", problem}});
+      });
   parts_ = std::move(parts);
   metrics_.set_gauge("workload_map_leader", "1 while this replica holds the Lease and writes to the cluster.", {}, 0);
   log_.log(LogLevel::Info, "talking to the cluster",

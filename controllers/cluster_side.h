@@ -27,7 +27,8 @@ struct ClusterOptions {
 
 class ClusterSide {
  public:
-  ClusterSide(ClusterOptions options, webhook::StateStore& state, webhook::Metrics& metrics, const webhook::Logger& log);
+  ClusterSide(ClusterOptions options, webhook::StateStore& state, webhook::Metrics& metrics,
+              const webhook::Logger& log);
   ~ClusterSide();
   // Starts the watches and the election; false (with `error`) when the configuration cannot be used.
   bool start(std::string& error);

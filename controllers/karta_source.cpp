@@ -40,17 +40,18 @@ constexpr size_t kMaxMessage = 32768;  // the CRD's maxLength for a condition me
 
 }  // namespace
 
-void KartaSource::update(const std::string& object_json) {
+bool KartaSource::update(const std::string& object_json) {
   simdjson::dom::parser parser;
   simdjson::dom::element karta;
-  if (parser.parse(object_json).get(karta) != simdjson::SUCCESS) return;
+  if (parser.parse(object_json).get(karta) != simdjson::SUCCESS) return false;
   const std::string name = string_at(karta, "/metadata/name");
-  if (name.empty()) return;
+  if (name.empty()) return false;
   int64_t generation = 0;
   if (karta.at_pointer("/metadata/generation").get_int64().get(generation) != simdjson::SUCCESS) generation = 0;
   Entry& entry = entries_[name];
   entry.shown = shown_condition(karta);
-  if (entry.generation != generation) {  // a status write alone does not change the generation
+  const bool checked = entry.generation != generation;
+  if (checked) {  // a status write alone does not change the generation
     entry.generation = generation;
     const std::string file = "Karta " + name;
     DefinitionLoad load = load_definitions(object_json, file);
@@ -69,14 +70,15 @@ void KartaSource::update(const std::string& object_json) {
       if (problems.empty()) problems = file + ": holds no definition";
       c.status = "False";
       c.reason = "Invalid";
-      c.message = problems.substr(0, kMaxMessage - 200) +
-                  (entry.live ? "\nThe last accepted generation (" + std::to_string(entry.live_generation) +
-                                    ") stays in force."
-                              : std::string());
+      c.message =
+          problems.substr(0, kMaxMessage - 200) +
+          (entry.live ? "\nThe last accepted generation (" + std::to_string(entry.live_generation) + ") stays in force."
+                      : std::string());
       log_.log(LogLevel::Warn, "Karta refused", {{"karta", name}, {"problems", problems}});
     }
   }
   if (!entry.wanted.same_as(entry.shown)) statuses_.add(name);
+  return checked;
 }
 
 void KartaSource::publish() {
@@ -119,10 +121,10 @@ void KartaSource::changed(bool deleted, const std::string& object) {
       entries_.erase(name);
       log_.log(LogLevel::Info, "Karta deleted", {{"karta", name}});
     }
-  } else {
-    update(object);
+    publish();
+  } else if (update(object)) {  // a status write alone changes no definition
+    publish();
   }
-  publish();
 }
 
 void KartaSource::watch(const std::atomic<bool>& stop) {
@@ -130,10 +132,7 @@ void KartaSource::watch(const std::atomic<bool>& stop) {
   const char* help = "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
   kube::Reflector reflector(
       client_, {"/apis/run.ai/v1alpha1/kartas", "run.ai/v1alpha1", "Karta", ""},
-      {[&](std::vector<std::string> objects) {
-         replaced(std::move(objects));
-         metrics_.set_gauge("workload_map_watch_up", help, {{"resource", "kartas.run.ai"}}, 1);
-       },
+      {[&](std::vector<std::string> objects) { replaced(std::move(objects)); },
        [&](kube::EventType type, const std::string& object) { changed(type == kube::EventType::Deleted, object); },
        [&](const std::string& problem) {
          metrics_.set_gauge("workload_map_watch_up", help, {{"resource", "kartas.run.ai"}}, 0);
@@ -141,6 +140,9 @@ void KartaSource::watch(const std::atomic<bool>& stop) {
                               {{"resource", "kartas.run.ai"}});
          log_.log(LogLevel::Warn, "Karta watch failed; definitions from the cluster may be stale",
                   {{"problem", problem}});
+       },
+       [&] {
+         metrics_.set_gauge("workload_map_watch_up", help, {{"resource", "kartas.run.ai"}}, 1);
        }});
   reflector.run(stop);
 }
@@ -163,21 +165,21 @@ void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomi
       if (it == entries_.end() || it->second.wanted.same_as(it->second.shown)) continue;
       wanted = it->second.wanted;
       // The transition time moves only when the status does.
-      wanted.last_transition =
-          it->second.shown.status == wanted.status && !it->second.shown.last_transition.empty()
-              ? it->second.shown.last_transition
-              : kube::micro_time_now().substr(0, 19) + "Z";
+      wanted.last_transition = it->second.shown.status == wanted.status && !it->second.shown.last_transition.empty()
+                                   ? it->second.shown.last_transition
+                                   : kube::micro_time_now().substr(0, 19) + "Z";
     }
     const std::string body = R"({"apiVersion":"run.ai/v1alpha1","kind":"Karta","metadata":{"name":)" +
                              json_string(name) + R"(},"status":{"conditions":[{"type":)" +
                              json_string(kAcceptedCondition) + ",\"status\":" + json_string(wanted.status) +
-                             ",\"reason\":" + json_string(wanted.reason) + ",\"message\":" +
-                             json_string(wanted.message) + ",\"observedGeneration\":" +
-                             std::to_string(wanted.observed_generation) +
+                             ",\"reason\":" + json_string(wanted.reason) +
+                             ",\"message\":" + json_string(wanted.message) +
+                             ",\"observedGeneration\":" + std::to_string(wanted.observed_generation) +
                              ",\"lastTransitionTime\":" + json_string(wanted.last_transition) + "}]}}";
     kube::Response r = client_.request(
-        "PATCH", "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "/status?fieldManager=workload-map&force=true",
-        body, kube::kApplyPatch);
+        "PATCH",
+        "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "/status?fieldManager=workload-map&force=true", body,
+        kube::kApplyPatch);
     if (r.ok() || r.status == 404) continue;  // 404: deleted meanwhile
     log_.log(LogLevel::Warn, "cannot write a Karta's status", {{"karta", name}, {"problem", r.describe()}});
     statuses_.add(name, std::chrono::seconds(5));

@@ -42,14 +42,14 @@ class KartaSource {
 
  private:
   struct Entry {
-    long long generation = -1;                // of the spec last checked
-    std::shared_ptr<const Definition> live;   // the last accepted definition, in force
+    long long generation = -1;               // of the spec last checked
+    std::shared_ptr<const Definition> live;  // the last accepted definition, in force
     long long live_generation = -1;
-    Condition wanted, shown;                  // the condition to write, and the one the object has
+    Condition wanted, shown;  // the condition to write, and the one the object has
   };
   void replaced(std::vector<std::string> objects);
   void changed(bool deleted, const std::string& object);
-  void update(const std::string& object_json);  // with mutex_ held
+  bool update(const std::string& object_json);  // with mutex_ held; true when it checked a new generation
   void publish();                               // with mutex_ held
 
   kube::Client& client_;

@@ -19,7 +19,8 @@ namespace {
 using webhook::LogLevel;
 
 constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
-constexpr const char* kWatchUpHelp = "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
+constexpr const char* kWatchUpHelp =
+    "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
 
 std::string string_at(simdjson::dom::element e, std::string_view pointer) {
   std::string_view s;
@@ -54,18 +55,17 @@ std::pair<std::string, std::string> split_api_version(const std::string& api_ver
 std::string owned(const std::string& object_json, simdjson::dom::element object, simdjson::dom::element workload,
                   std::string& error) {
   const std::string uid = string_at(workload, "/metadata/uid");
-  std::string patch = "[{\"op\":\"add\",\"path\":\"/metadata/ownerReferences\",\"value\":[{\"apiVersion\":" +
-                      json_string(string_at(workload, "/apiVersion")) +
-                      ",\"kind\":" + json_string(string_at(workload, "/kind")) +
-                      ",\"name\":" + json_string(string_at(workload, "/metadata/name")) +
-                      ",\"uid\":" + json_string(uid) + "}]}";
+  std::string patch =
+      "[{\"op\":\"add\",\"path\":\"/metadata/ownerReferences\",\"value\":[{\"apiVersion\":" +
+      json_string(string_at(workload, "/apiVersion")) + ",\"kind\":" + json_string(string_at(workload, "/kind")) +
+      ",\"name\":" + json_string(string_at(workload, "/metadata/name")) + ",\"uid\":" + json_string(uid) + "}]}";
   const std::string labels = "{\"app.kubernetes.io/managed-by\":\"workload-map\",\"" + std::string(kOwnerUidLabel) +
                              "\":" + json_string(uid) + "}";
   simdjson::dom::element existing;
   if (object.at_pointer("/metadata/labels").get(existing) == simdjson::SUCCESS && existing.is_object()) {
     patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels/app.kubernetes.io~1managed-by\",\"value\":\"workload-map\"}";
-    patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels/" + pointer_token(kOwnerUidLabel) + "\",\"value\":" +
-             json_string(uid) + "}";
+    patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels/" + pointer_token(kOwnerUidLabel) +
+             "\",\"value\":" + json_string(uid) + "}";
   } else {
     patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":" + labels + "}";
   }
@@ -91,9 +91,9 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
     std::string error;
     resource = discovery_.find(group, version, kind, error);
     if (resource) break;
-    if (!said) log_.log(LogLevel::Warn, "cannot watch a workload kind yet (retrying)", {{"kind", kind_key}, {"problem", error}});
+    if (!said)
+      log_.log(LogLevel::Warn, "cannot watch a workload kind yet (retrying)", {{"kind", kind_key}, {"problem", error}});
     said = true;
-    metrics_.set_gauge("workload_map_watch_up", kWatchUpHelp, {{"resource", kind_key}}, 0);
     if (!kube::sleep_unless_stopped(backoff.next(), self.stop)) return;
   }
   if (!resource) return;
@@ -128,7 +128,6 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
            }
          }
          for (const auto& k : keys) queue_.add(k);
-         metrics_.set_gauge("workload_map_watch_up", kWatchUpHelp, {{"resource", resource_name}}, 1);
        },
        [&](kube::EventType type, const std::string& object) {
          simdjson::dom::parser parser;
@@ -150,6 +149,9 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
                               {{"resource", resource_name}});
          log_.log(LogLevel::Warn, "watch failed; PodGroups of this kind may be stale until it recovers",
                   {{"resource", resource_name}, {"problem", problem}});
+       },
+       [&] {
+         metrics_.set_gauge("workload_map_watch_up", kWatchUpHelp, {{"resource", resource_name}}, 1);
        }});
   log_.log(LogLevel::Info, "watching workloads for PodGroups", {{"resource", resource_name}});
   reflector.run(self.stop);
@@ -211,8 +213,8 @@ void PodGroupController::leadership_changed(bool leading) {
     for (const auto& [key, object] : objects_) queue_.add(key);
 }
 
-std::set<std::pair<std::string, std::string>> PodGroupController::existing(const std::string& object_uid,
-                                                                           const std::set<std::string>& resource_paths) {
+std::set<std::pair<std::string, std::string>> PodGroupController::existing(
+    const std::string& object_uid, const std::set<std::string>& resource_paths) {
   std::set<std::pair<std::string, std::string>> out;
   simdjson::dom::parser parser;
   for (const auto& path : resource_paths) {

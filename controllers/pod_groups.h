@@ -46,7 +46,7 @@ class PodGroupController {
   bool reconcile_one(const std::string& key);  // false: retry later
   // The PodGroups (resource path, name) this controller made for a workload, as the API server lists them.
   std::set<std::pair<std::string, std::string>> existing(const std::string& object_uid,
-                                                          const std::set<std::string>& resource_paths);
+                                                         const std::set<std::string>& resource_paths);
 
   kube::Client& client_;
   kube::Discovery& discovery_;
@@ -61,7 +61,7 @@ class PodGroupController {
     std::string uid;
     std::map<std::pair<std::string, std::string>, std::string> objects;  // (resource path, name) -> body applied
   };
-  std::mutex applied_mutex_;                 // held while writing: watches never wait for the API server
+  std::mutex applied_mutex_;                // held while writing: watches never wait for the API server
   std::map<std::string, Applied> applied_;  // by key; what this leader has written
   std::map<std::string, int> failures_;     // by key, for the retry delay
   WorkQueue queue_;

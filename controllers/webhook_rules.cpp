@@ -55,14 +55,15 @@ bool WebhookRules::sync() {
     simdjson::dom::element config;
     simdjson::dom::array webhooks;
     if (!got.ok() || parser.parse(got.body).get(config) || config["webhooks"].get_array().get(webhooks)) {
-      log_.log(LogLevel::Warn, "cannot read a webhook configuration", {{"configuration", path}, {"problem", got.describe()}});
+      log_.log(LogLevel::Warn, "cannot read a webhook configuration",
+               {{"configuration", path}, {"problem", got.describe()}});
       complete = false;
       continue;
     }
     std::string_view resource_version;
     if (config.at_pointer("/metadata/resourceVersion").get_string().get(resource_version)) resource_version = "";
-    std::string patch = "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" +
-                        json_string(resource_version) + "}";
+    std::string patch =
+        "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" + json_string(resource_version) + "}";
     std::string added;
     size_t index = 0;
     for (auto webhook : webhooks) {
@@ -104,7 +105,8 @@ bool WebhookRules::sync() {
 void WebhookRules::run(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
   const Catalog* synced = nullptr;
   auto last = std::chrono::steady_clock::now();
-  while (kube::sleep_unless_stopped(std::chrono::seconds(1), stop)) {
+  // A catalog change is noticed within 100 ms (comparing two pointers); the API server is asked only then.
+  while (kube::sleep_unless_stopped(std::chrono::milliseconds(100), stop)) {
     if (!leading.load()) {
       synced = nullptr;
       continue;

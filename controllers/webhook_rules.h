@@ -19,9 +19,13 @@ namespace wm::controllers {
 class WebhookRules {
  public:
   // `configurations`: API paths of the webhook configurations to keep in step.
-  WebhookRules(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state,
-               webhook::Metrics& metrics, const webhook::Logger& log, std::vector<std::string> configurations)
-      : client_(client), discovery_(discovery), state_(state), metrics_(metrics), log_(log),
+  WebhookRules(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, webhook::Metrics& metrics,
+               const webhook::Logger& log, std::vector<std::string> configurations)
+      : client_(client),
+        discovery_(discovery),
+        state_(state),
+        metrics_(metrics),
+        log_(log),
         configurations_(std::move(configurations)) {}
   // While `leading`: on every catalog change, and every minute to repair an edit, until `stop`.
   void run(const std::atomic<bool>& stop, const std::atomic<bool>& leading);

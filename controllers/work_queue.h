@@ -37,8 +37,9 @@ class WorkQueue {
         due_.erase(first);
         return true;
       }
-      const auto wait = first == due_.end() ? std::chrono::milliseconds(200)
-                                            : std::min<Clock::duration>(first->second - now, std::chrono::milliseconds(200));
+      const auto wait = first == due_.end()
+                            ? std::chrono::milliseconds(200)
+                            : std::min<Clock::duration>(first->second - now, std::chrono::milliseconds(200));
       ready_.wait_for(lock, wait);
     }
     return false;

@@ -163,7 +163,8 @@ namespace {
 http::request<http::string_body> make_request(std::string_view method, const std::string& target,
                                               const std::string& body, std::string_view content_type,
                                               const Config& config, const std::string& token) {
-  http::request<http::string_body> req{http::string_to_verb(beast::string_view(method.data(), method.size())), target, 11};
+  http::request<http::string_body> req{http::string_to_verb(beast::string_view(method.data(), method.size())), target,
+                                       11};
   req.set(http::field::host, config.host);
   req.set(http::field::user_agent, "workload-map");
   req.set(http::field::accept, "application/json");
@@ -200,7 +201,8 @@ Response Client::request(std::string_view method, const std::string& target, con
 }
 
 Response Client::stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
-                        std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop) {
+                        std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop,
+                        const std::function<void()>& on_open) {
   Response out;
   Call call(*tls_);
   call.stop = stop;
@@ -219,6 +221,7 @@ Response Client::stream(const std::string& target, const std::function<bool(std:
   }
   out.status = static_cast<int>(parser.get().result_int());
   const bool ok = out.ok();
+  if (ok && on_open) on_open();
   std::string chunk(64 * 1024, '\0');
   while (!parser.is_done()) {
     parser.get().body().data = chunk.data();

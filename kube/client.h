@@ -35,12 +35,13 @@ class Client {
 
   // One request; `target` is the path and query.
   Response request(std::string_view method, const std::string& target, const std::string& body = {},
-                   std::string_view content_type = kJson,
-                   std::chrono::milliseconds timeout = std::chrono::seconds(10));
-  // A streamed GET (a watch): `on_data` gets the body as it arrives and returns false to end the stream. Ends when
-  // the server ends it, when nothing arrives for `idle_timeout`, or when `*stop` turns true.
+                   std::string_view content_type = kJson, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  // A streamed GET (a watch): `on_open` is called once the server answers 200, `on_data` gets the body as it
+  // arrives and returns false to end the stream. Ends when the server ends it, when nothing arrives for
+  // `idle_timeout`, or when `*stop` turns true.
   Response stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
-                  std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop);
+                  std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop,
+                  const std::function<void()>& on_open = {});
 
   const Config& config() const { return config_; }
 

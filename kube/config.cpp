@@ -153,12 +153,14 @@ std::optional<Config> read_kubeconfig(const YAML::Node& root, const std::string&
   config.insecure_skip_verify =
       cluster["insecure-skip-tls-verify"] && cluster["insecure-skip-tls-verify"].as<std::string>() == "true";
   std::string why;
-  if (!pem(cluster, "certificate-authority", base, read_file, config.ca_pem, why)) return fail("cluster " + cluster_name + ": " + why);
+  if (!pem(cluster, "certificate-authority", base, read_file, config.ca_pem, why))
+    return fail("cluster " + cluster_name + ": " + why);
   if (YAML::Node user_name = context["user"]; user_name && user_name.IsScalar()) {
     YAML::Node user = named(root["users"], "user", user_name.Scalar());
     if (!user || !user.IsMap()) return fail("context " + context_name + ": no user named " + user_name.Scalar());
     if (user["exec"] || user["auth-provider"])
-      return fail("user " + user_name.Scalar() + ": exec and auth-provider plugins are not supported; use a token or a client certificate");
+      return fail("user " + user_name.Scalar() +
+                  ": exec and auth-provider plugins are not supported; use a token or a client certificate");
     if (!pem(user, "client-certificate", base, read_file, config.client_certificate_pem, why) ||
         !pem(user, "client-key", base, read_file, config.client_key_pem, why))
       return fail("user " + user_name.Scalar() + ": " + why);

@@ -12,13 +12,13 @@
 namespace wm::kube {
 
 struct Config {
-  std::string host, port;  // from the server URL (https only)
+  std::string host, port;       // from the server URL (https only)
   std::string tls_server_name;  // SNI and certificate name check; the host unless the kubeconfig says otherwise
   std::string ca_pem;           // empty: the system's CAs
   bool insecure_skip_verify = false;
   std::string client_certificate_pem, client_key_pem;
-  std::string token;       // a fixed bearer token
-  std::string token_file;  // or a file holding it, re-read when it changes
+  std::string token;           // a fixed bearer token
+  std::string token_file;      // or a file holding it, re-read when it changes
   std::string namespace_name;  // the context's (or the pod's) namespace; "" when none is given
   std::string source;          // "kubeconfig FILE" or "in-cluster", for logs
 

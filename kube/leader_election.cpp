@@ -14,8 +14,7 @@ using Clock = std::chrono::steady_clock;
 std::string micro_time_now() {
   const auto now = std::chrono::system_clock::now();
   const auto seconds = std::chrono::system_clock::to_time_t(now);
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
   std::tm utc{};
   gmtime_r(&seconds, &utc);
   char text[40];
@@ -62,8 +61,7 @@ std::string lease_json(const LeaderElectionOptions& o, const LeaseRecord& r) {
 }  // namespace
 
 LeaderElection::Attempt LeaderElection::try_acquire_or_renew() {
-  const std::string collection =
-      "/apis/coordination.k8s.io/v1/namespaces/" + options_.namespace_name + "/leases";
+  const std::string collection = "/apis/coordination.k8s.io/v1/namespaces/" + options_.namespace_name + "/leases";
   const std::string now_text = micro_time_now();
   LeaseRecord mine;
   mine.holder = options_.identity;

@@ -33,14 +33,17 @@ struct LeaseRecord {
 
 // Whether `identity` may write the Lease now: it holds it, nobody does, or the holder has not renewed it for a whole
 // duration since `observed` (when this candidate last saw the record change).
-bool may_take_lease(const LeaseRecord& record, const std::string& identity, std::chrono::steady_clock::time_point observed,
-                    std::chrono::steady_clock::time_point now);
+bool may_take_lease(const LeaseRecord& record, const std::string& identity,
+                    std::chrono::steady_clock::time_point observed, std::chrono::steady_clock::time_point now);
 
 class LeaderElection {
  public:
   LeaderElection(Client& client, LeaderElectionOptions options, std::function<void(bool leading)> on_change,
                  std::function<void(const std::string& problem)> on_problem)
-      : client_(client), options_(std::move(options)), on_change_(std::move(on_change)), on_problem_(std::move(on_problem)) {}
+      : client_(client),
+        options_(std::move(options)),
+        on_change_(std::move(on_change)),
+        on_problem_(std::move(on_problem)) {}
   // Campaigns and renews until `stop`; then gives the Lease up if it holds it, so that another replica takes over
   // at once instead of after the lease duration.
   void run(const std::atomic<bool>& stop);

@@ -15,7 +15,8 @@ bool sleep_unless_stopped(std::chrono::milliseconds duration, const std::atomic<
   while (!stop.load()) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= until) return true;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(100)));
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(100)));
   }
   return false;
 }
@@ -34,7 +35,8 @@ std::string query(const Collection& c) {
 
 }  // namespace
 
-std::optional<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser, std::string& problem) {
+std::optional<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser,
+                                             std::string& problem) {
   simdjson::dom::element event, object;
   if (parser.parse(line.data(), line.size()).get(event) != simdjson::SUCCESS || !event.is_object()) {
     problem = "a watch event that is not a JSON object";
@@ -104,6 +106,7 @@ bool Reflector::list(std::string& resource_version, const std::atomic<bool>& sto
     resource_version = std::string(string_at(list, "/metadata/resourceVersion"));
   } while (!continue_token.empty());
   handlers_.replaced(std::move(objects));
+  if (handlers_.live) handlers_.live();
   return true;
 }
 
@@ -147,7 +150,7 @@ Reflector::WatchEnd Reflector::watch(std::string& resource_version, const std::a
         splitter.feed(data, [&](std::string_view line) { go_on = go_on && on_line(line); });
         return go_on;
       },
-      std::chrono::seconds(timeout_seconds + 30), &stop);
+      std::chrono::seconds(timeout_seconds + 30), &stop, handlers_.live);
   if (end == WatchEnd::Expired) return end;
   if (r.status == 410) return WatchEnd::Expired;
   if (!problem.empty() || !r.error.empty() || !r.ok()) {

@@ -3,10 +3,11 @@
 // resourceVersion is too old (410 Gone), and back-off on every failure. The handler sees whole objects as JSON.
 #pragma once
 
+#include <simdjson.h>
+
 #include <atomic>
 #include <functional>
 #include <optional>
-#include <simdjson.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,18 +26,20 @@ struct WatchEvent {
   std::string message;           // Error: the API server's
 };
 // nullopt (with `problem`) for a line that is not a watch event.
-std::optional<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser, std::string& problem);
+std::optional<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser,
+                                             std::string& problem);
 
 struct Collection {
-  std::string path;            // /apis/<group>/<version>/<resource> or /api/v1/<resource>: every namespace
+  std::string path;               // /apis/<group>/<version>/<resource> or /api/v1/<resource>: every namespace
   std::string api_version, kind;  // filled into list items, which the API server sends without them
-  std::string label_selector;  // "" for all
+  std::string label_selector;     // "" for all
 };
 
 struct ReflectorHandlers {
   std::function<void(std::vector<std::string> objects)> replaced;  // after each (re)list: every object now there
   std::function<void(EventType, const std::string& object)> changed;
   std::function<void(const std::string& problem)> failed;  // for logs and metrics; retried by the reflector
+  std::function<void()> live;  // listed, or a watch is open again: what the handler holds is current
 };
 
 class Reflector {

@@ -64,7 +64,8 @@ std::string label_text(Metrics::SeriesLabels labels) {
 
 Metrics::Family& Metrics::family(std::string_view name, std::string_view type, std::string_view help) {
   auto it = families_.find(name);
-  if (it == families_.end()) it = families_.emplace(std::string(name), Family{std::string(type), std::string(help), {}}).first;
+  if (it == families_.end())
+    it = families_.emplace(std::string(name), Family{std::string(type), std::string(help), {}}).first;
   return it->second;
 }
 

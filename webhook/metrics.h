@@ -2,8 +2,8 @@
 #pragma once
 
 #include <array>
-#include <initializer_list>
 #include <atomic>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>

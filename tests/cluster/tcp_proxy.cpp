@@ -12,21 +12,30 @@ namespace wm::test {
 
 TcpProxy::TcpProxy(std::string target_host, uint16_t target_port)
     : host_(std::move(target_host)), target_port_(target_port) {
-  listener_ = socket(AF_INET, SOCK_STREAM, 0);
+  listen_on(0);
+}
+
+void TcpProxy::listen_on(uint16_t port) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  int yes = 1;
+  setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listener_, 64) != 0)
+  if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listener, 64) != 0)
     throw std::runtime_error("proxy: cannot listen");
   socklen_t len = sizeof addr;
-  getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
   port_ = ntohs(addr.sin_port);
-  acceptor_ = std::thread([this] { accept_loop(); });
+  std::lock_guard lock(mutex_);
+  listener_ = listener;
+  acceptors_.emplace_back([this, listener] { accept_loop(listener); });
 }
 
 TcpProxy::~TcpProxy() {
   cut();
-  if (acceptor_.joinable()) acceptor_.join();
+  for (auto& t : acceptors_) t.join();
   for (auto& t : threads_) t.join();
   for (int s : sockets_) close(s);
 }
@@ -35,12 +44,20 @@ void TcpProxy::cut() {
   cut_ = true;
   std::lock_guard lock(mutex_);
   if (listener_ >= 0) shutdown(listener_, SHUT_RDWR);
+  listener_ = -1;
   for (int s : sockets_) shutdown(s, SHUT_RDWR);
 }
 
-void TcpProxy::accept_loop() {
+void TcpProxy::restore() {
+  for (auto& t : acceptors_) t.join();
+  acceptors_.clear();
+  cut_ = false;
+  listen_on(port_);
+}
+
+void TcpProxy::accept_loop(int listener) {
   while (!cut_) {
-    int client = accept(listener_, nullptr, nullptr);
+    int client = accept(listener, nullptr, nullptr);
     if (client < 0) break;
     std::lock_guard lock(mutex_);
     if (cut_) {
@@ -50,9 +67,7 @@ void TcpProxy::accept_loop() {
     sockets_.push_back(client);
     threads_.emplace_back([this, client] { pump(client); });
   }
-  std::lock_guard lock(mutex_);
-  close(listener_);
-  listener_ = -1;
+  close(listener);
 }
 
 void TcpProxy::pump(int client) {

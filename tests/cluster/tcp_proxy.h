@@ -18,9 +18,12 @@ class TcpProxy {
   uint16_t port() const { return port_; }
   // Closes every connection and refuses new ones: from the webhook's side, the API server is gone.
   void cut();
+  // Listens again on the same port: the API server is back.
+  void restore();
 
  private:
-  void accept_loop();
+  void listen_on(uint16_t port);
+  void accept_loop(int listener);
   void pump(int client);
   std::string host_;
   uint16_t target_port_, port_ = 0;
@@ -29,7 +32,7 @@ class TcpProxy {
   std::mutex mutex_;
   std::vector<int> sockets_;
   std::vector<std::thread> threads_;
-  std::thread acceptor_;
+  std::vector<std::thread> acceptors_;
 };
 
 }  // namespace wm::test

@@ -23,8 +23,8 @@ namespace {
 
 std::string dir_with(const std::map<std::string, std::string>& files) {
   static int n = 0;
-  const std::string dir = std::filesystem::temp_directory_path() / ("wm-kube-test-" + std::to_string(getpid()) + "-" +
-                                                                    std::to_string(++n));
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("wm-kube-test-" + std::to_string(getpid()) + "-" + std::to_string(++n));
   std::filesystem::create_directories(dir);
   for (const auto& [name, text] : files) std::ofstream(dir + "/" + name) << text;
   return dir;
@@ -33,10 +33,8 @@ std::string dir_with(const std::map<std::string, std::string>& files) {
 }  // namespace
 
 TEST_CASE("kubeconfig: the current context's cluster, user and namespace; files relative to the kubeconfig") {
-  const std::string dir = dir_with({{"ca.crt", "CA PEM"},
-                                    {"admin.crt", "CERT PEM"},
-                                    {"admin.key", "KEY PEM"},
-                                    {"config", R"(apiVersion: v1
+  const std::string dir =
+      dir_with({{"ca.crt", "CA PEM"}, {"admin.crt", "CERT PEM"}, {"admin.key", "KEY PEM"}, {"config", R"(apiVersion: v1
 kind: Config
 clusters:
 - name: other
@@ -160,14 +158,20 @@ TEST_CASE("a client reports a server that is not there, within its deadline") {
   CHECK(r.status == 0);
   CHECK(r.describe().find("connect https://127.0.0.1:1") == 0);
   std::atomic<bool> stop{true};
-  CHECK(client->stream("/api/v1/pods?watch=1", [](std::string_view) { return true; }, 2s, &stop).status == 0);
+  CHECK(client
+            ->stream(
+                "/api/v1/pods?watch=1", [](std::string_view) { return true; }, 2s, &stop)
+            .status == 0);
 }
 
 TEST_CASE("a watch stream is split into events at newlines, however the bytes arrive") {
   kube::Reflector::Splitter splitter;
   std::vector<std::string> lines;
   auto collect = [&](std::string_view line) { lines.emplace_back(line); };
-  splitter.feed(R"({"type":"ADDED","object":{"a":1}})" "\n" R"({"type":"MOD)", collect);
+  splitter.feed(R"({"type":"ADDED","object":{"a":1}})"
+                "\n"
+                R"({"type":"MOD)",
+                collect);
   CHECK(lines == std::vector<std::string>{R"({"type":"ADDED","object":{"a":1}})"});
   splitter.feed(R"(IFIED"})", collect);
   CHECK(lines.size() == 1);
@@ -236,4 +240,37 @@ TEST_CASE("the work queue: each key once however often added, in due order, retr
 TEST_CASE("query values are percent-encoded") {
   CHECK(kube::url_encode("workload-map.io/profile") == "workload-map.io%2Fprofile");
   CHECK(kube::url_encode("a=b,c!=d") == "a%3Db%2Cc%21%3Dd");
+}
+
+TEST_CASE("watch events: objects with their resourceVersion, bookmarks, 410 Gone, errors, and refusals that say why") {
+  simdjson::dom::parser parser;
+  std::string problem;
+  auto added = kube::decode_watch_event(
+      R"({"type":"ADDED","object":{"kind":"Karta","metadata":{"name":"a","resourceVersion":"17"}}})", parser, problem);
+  REQUIRE(added);
+  CHECK(added->type == kube::WatchEvent::Type::Added);
+  CHECK(added->resource_version == "17");
+  CHECK(added->object_json == R"({"kind":"Karta","metadata":{"name":"a","resourceVersion":"17"}})");
+  auto bookmark = kube::decode_watch_event(R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"99"}}})",
+                                           parser, problem);
+  REQUIRE(bookmark);
+  CHECK(bookmark->type == kube::WatchEvent::Type::Bookmark);
+  CHECK(bookmark->resource_version == "99");
+  CHECK(bookmark->object_json.empty());
+  auto gone = kube::decode_watch_event(
+      R"x({"type":"ERROR","object":{"kind":"Status","code":410,"message":"too old resource version: 1 (2000)"}})x",
+      parser, problem);
+  REQUIRE(gone);
+  CHECK(gone->type == kube::WatchEvent::Type::Expired);
+  auto error =
+      kube::decode_watch_event(R"({"type":"ERROR","object":{"code":500,"message":"etcd is sad"}})", parser, problem);
+  REQUIRE(error);
+  CHECK(error->type == kube::WatchEvent::Type::Error);
+  CHECK(error->message == "etcd is sad");
+  CHECK_FALSE(kube::decode_watch_event("{\"type\":\"ADDED\"", parser, problem));
+  CHECK(problem == "a watch event that is not a JSON object");
+  CHECK_FALSE(kube::decode_watch_event(R"({"type":"ADDED","object":3})", parser, problem));
+  CHECK(problem == "a watch event without an object");
+  CHECK_FALSE(kube::decode_watch_event(R"({"type":"RENAMED","object":{}})", parser, problem));
+  CHECK(problem == "a watch event of unknown type \"RENAMED\"");
 }
