@@ -79,6 +79,13 @@ ResourceList pod_requests(simdjson::dom::element pod_spec, std::vector<std::stri
     add_into(pod, sidecars);
     for (const auto& [name, q] : init_peak) pod[name] = max(pod[name], q);
   }
+  // Pod-level resources (KEP-2837) replace the containers' total for the resources they may name: cpu, memory and
+  // hugepages-* (k8s.io/component-helpers/resource: PodRequests, IsSupportedPodLevelResource); requests default to
+  // limits, as for a container. The overhead still comes on top.
+  simdjson::dom::element pod_level;
+  if (field(pod_spec, "resources", pod_level))
+    for (const auto& [name, q] : requirements_requests(pod_level, warnings))
+      if (name == "cpu" || name == "memory" || name.rfind("hugepages-", 0) == 0) pod.insert_or_assign(name, q);
   if (field(pod_spec, "overhead", overhead)) {
     ResourceList extra;
     read_list(overhead, extra, false, warnings);

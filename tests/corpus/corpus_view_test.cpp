@@ -2,10 +2,13 @@
 // counts of fixtures/corpus_expectations.yaml (checked by hand against the manifests).
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 
 #include "mapper/gangs.h"
+#include "mapper/quantity.h"
 #include "mapper/workload_view.h"
 #include "tests/support/test_support.h"
 
@@ -16,16 +19,30 @@ TEST_CASE("the corpus has every workload type the catalog promises") {
   REQUIRE(files.size() >= 50);
 }
 
-TEST_CASE("every corpus workload maps to the expected components, replicas and pods") {
-  YAML::Node expectations = YAML::LoadFile(test::source_path("tests/fixtures/corpus_expectations.yaml"));
+namespace {
+
+std::vector<std::string> yaml_files_under(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
+      files.push_back(std::filesystem::relative(entry.path(), dir).string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Each manifest under `dir` against `expectations_file`: its views' kinds, names, pods, GPUs, requests (where
+// given), gangs and instances.
+int check_manifests(const std::string& dir, const std::vector<std::string>& files,
+                    const std::string& expectations_file) {
+  YAML::Node expectations = YAML::LoadFile(test::source_path(expectations_file));
   int workloads = 0;
-  for (const auto& file : test::corpus_files()) {
+  for (const auto& file : files) {
     DYNAMIC_SECTION(file) {
       YAML::Node expected = expectations[file];
-      INFO("add " << file << " to tests/fixtures/corpus_expectations.yaml");
+      INFO("add " << file << " to " << expectations_file);
       REQUIRE(expected.IsSequence());
       size_t index = 0;
-      for (auto& object : test::parse_file(test::corpus_dir() + "/" + file)) {
+      for (auto& object : test::parse_file(dir + "/" + file)) {
         auto match = test::builtin_catalog().find(object.api_version, object.kind);
         if (!match.definition) continue;  // a ConfigMap or Service beside the workload
         REQUIRE(index < expected.size());
@@ -39,6 +56,13 @@ TEST_CASE("every corpus workload maps to the expected components, replicas and p
         if (auto it = view.total_requests.find("nvidia.com/gpu"); it != view.total_requests.end())
           gpus = it->second.units_ceil();
         CHECK(gpus == want["gpus"].as<long long>());
+        for (const auto& kv : want["requests"]) {
+          const std::string resource = kv.first.as<std::string>();
+          auto it = view.total_requests.find(resource);
+          INFO(resource);
+          REQUIRE(it != view.total_requests.end());
+          CHECK(it->second.str() == Quantity::parse(kv.second.as<std::string>())->str());
+        }
         // Gangs as KAI's podgrouper counts them (the built-in rule): all pods in one gang unless noted.
         long long gang = want["gang"] ? want["gang"].as<long long>() : want["pods"].as<long long>();
         long long gangs = want["gangs"] ? want["gangs"].as<long long>() : 1;
@@ -65,6 +89,19 @@ TEST_CASE("every corpus workload maps to the expected components, replicas and p
       CHECK(index == expected.size());
     }
   }
+  return workloads;
+}
+
+}  // namespace
+
+TEST_CASE("every corpus workload maps to the expected components, replicas and pods") {
+  check_manifests(test::corpus_dir(), test::corpus_files(), "tests/fixtures/corpus_expectations.yaml");
+}
+
+// More real upstream manifests, each with its source on its first line, for the cases the shared corpus lacks.
+TEST_CASE("every upstream fixture maps to the counts its upstream documentation gives") {
+  const std::string dir = test::source_path("tests/fixtures/upstream");
+  check_manifests(dir, yaml_files_under(dir), "tests/fixtures/upstream_expectations.yaml");
 }
 
 TEST_CASE("a JobSet with a leader Job and two worker Jobs of 4 GPUs each needs 12 GPUs across 3 pods") {

@@ -503,3 +503,36 @@ TEST_CASE("gang rules are named in policies by these names") {
 }
 
 }  // namespace wm
+
+namespace wm {
+
+// KubeRay ray-operator/controllers/ray/utils/util_test.go, TestGetWorkerGroupDesiredReplicas: the pods KubeRay starts
+// for a worker group are its replicas clamped to [minReplicas, maxReplicas] (maxReplicas when minReplicas exceeds
+// it), times numOfHosts; a group with `suspend` starts none.
+TEST_CASE("KubeRay's TestGetWorkerGroupDesiredReplicas: workers clamped to [minReplicas, maxReplicas]") {
+  auto pods = [](const std::string& group) {
+    auto objects = test::parse_yaml(R"(
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: rc}
+spec:
+  headGroupSpec: {template: {spec: {containers: [{name: h, image: ray}]}}}
+  workerGroupSpecs:
+  - {)" + group + R"(, template: {spec: {containers: [{name: w, image: ray}]}}}
+)");
+    REQUIRE(objects.size() == 1);
+    auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+    WorkloadView view = build_view(*match.definition, *objects[0].doc);
+    return view.total_pods - 1;  // without the head
+  };
+  CHECK(pods("minReplicas: 1, maxReplicas: 5") == 1);               // Test 1: replicas unset
+  CHECK(pods("replicas: 3, minReplicas: 1, maxReplicas: 5") == 3);  // Test 2: within the range
+  CHECK(pods("replicas: 6, minReplicas: 1, maxReplicas: 5") == 5);  // Test 3: above maxReplicas
+  CHECK(pods("replicas: 0, minReplicas: 1, maxReplicas: 5") == 1);  // Test 4: below minReplicas
+  CHECK(pods("replicas: 3, minReplicas: 6, maxReplicas: 5") == 5);  // minReplicas above maxReplicas
+  CHECK(pods("replicas: 6, minReplicas: 1, maxReplicas: 5, numOfHosts: 4") == 20);
+  CHECK(pods("replicas: 3, minReplicas: 1, maxReplicas: 5, suspend: true") == 0);
+  CHECK(pods("replicas: 3") == 3);  // no bounds: maxReplicas defaults to MaxInt32
+}
+
+}  // namespace wm

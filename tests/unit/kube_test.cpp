@@ -14,7 +14,9 @@
 #include "kube/config.h"
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
+#include "mapper/definition_loader.h"
 #include "tests/support/test_support.h"
+#include "webhook/state_store.h"
 
 using namespace wm;
 using namespace std::chrono_literals;
@@ -273,4 +275,36 @@ TEST_CASE("watch events: objects with their resourceVersion, bookmarks, 410 Gone
   CHECK(problem == "a watch event without an object");
   CHECK_FALSE(kube::decode_watch_event(R"({"type":"RENAMED","object":{}})", parser, problem));
   CHECK(problem == "a watch event of unknown type \"RENAMED\"");
+}
+
+TEST_CASE("definitions from Karta objects: ready only once listed; over the built-in ones, under --definitions") {
+  const std::string jobset = test::read_file(test::source_path("definitions/jobset.yaml"));
+  auto karta_definition = [&] {
+    DefinitionLoad load = load_definitions(jobset, "Karta jobset");
+    REQUIRE(load.errors.empty());
+    return std::make_shared<const Definition>(std::move(load.definitions.front()));
+  };
+  auto file_of_jobset = [](const webhook::StateStore& state) {
+    return state.current().catalog->find("jobset.x-k8s.io/v1alpha2", "JobSet").definition->file;
+  };
+  {
+    webhook::StateStore state({});
+    std::vector<std::string> errors;
+    REQUIRE(state.load(errors));
+    state.expect_cluster_definitions();
+    CHECK_FALSE(state.ready());  // the first list of Kartas is not in yet
+    state.set_cluster_definitions({});
+    CHECK(state.ready());
+    CHECK(file_of_jobset(state) == "definitions/jobset.yaml");  // built in
+    state.set_cluster_definitions({karta_definition()});
+    CHECK(file_of_jobset(state) == "Karta jobset");
+    state.set_cluster_definitions({});  // the Karta deleted: the built-in one again
+    CHECK(file_of_jobset(state) == "definitions/jobset.yaml");
+  }
+  const std::string dir = dir_with({{"jobset.yaml", jobset}});
+  webhook::StateStore state({"", {dir}});
+  std::vector<std::string> errors;
+  REQUIRE(state.load(errors));
+  state.set_cluster_definitions({karta_definition()});
+  CHECK(file_of_jobset(state) == dir + "/jobset.yaml");  // --definitions wins
 }
