@@ -10,10 +10,12 @@ namespace {
 
 bool mul(__int128& v, __int128 by) { return !__builtin_mul_overflow(v, by, &v); }
 
-__int128 pow_int(__int128 base, int exp) {
-  __int128 r = 1;
-  while (exp-- > 0) r *= base;
-  return r;
+// 10^exp, or false when it does not fit (a quantity like 1e308 is refused, never overflowed).
+bool pow10(int exp, __int128& out) {
+  out = 1;
+  while (exp-- > 0)
+    if (!mul(out, 10)) return false;
+  return true;
 }
 
 std::string int128_str(__int128 v) {
@@ -80,10 +82,13 @@ std::optional<Quantity> Quantity::parse(std::string_view text) {
   if (!mul(numerator, 1000)) return std::nullopt;
   if (binary_power && !mul(numerator, static_cast<__int128>(1) << binary_power)) return std::nullopt;
   int exponent = decimal_exponent - fraction_digits;
-  if (exponent > 0 && !mul(numerator, pow_int(10, exponent))) return std::nullopt;
+  if (exponent > 0) {
+    __int128 scale = 1;
+    if (!pow10(exponent, scale) || !mul(numerator, scale)) return std::nullopt;
+  }
   if (exponent < 0) {
     if (-exponent > 30) return Quantity(numerator == 0 ? 0 : (negative ? 0 : 1));
-    denominator = pow_int(10, -exponent);
+    pow10(-exponent, denominator);  // at most 10^30: fits
   }
   __int128 milli = numerator / denominator + (numerator % denominator != 0 ? 1 : 0);
   return Quantity(negative ? -milli : milli);

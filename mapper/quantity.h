@@ -26,16 +26,23 @@ class Quantity {
   // Canonical text: "4", "500m", and for byte-like resources "4Gi" when it divides evenly.
   std::string str(bool binary_suffixes = false) const;
 
+  // Saturating: totals of absurd requests (1e30 of a resource in each of a million pods) stay ordered, not UB.
   Quantity& operator+=(const Quantity& o) {
-    milli_ += o.milli_;
+    if (__builtin_add_overflow(milli_, o.milli_, &milli_)) milli_ = o.milli_ < 0 ? kMin : kMax;
     return *this;
   }
-  Quantity operator*(long long n) const { return Quantity(milli_ * n); }
+  Quantity operator*(long long n) const {
+    __int128 out;
+    if (__builtin_mul_overflow(milli_, static_cast<__int128>(n), &out)) out = (milli_ < 0) != (n < 0) ? kMin : kMax;
+    return Quantity(out);
+  }
   friend Quantity max(const Quantity& a, const Quantity& b) { return a.milli_ >= b.milli_ ? a : b; }
   auto operator<=>(const Quantity&) const = default;
 
  private:
   explicit Quantity(__int128 milli) : milli_(milli) {}
+  static constexpr __int128 kMax = ~(static_cast<unsigned __int128>(1) << 127);
+  static constexpr __int128 kMin = -kMax - 1;
   __int128 milli_ = 0;
 };
 

@@ -62,7 +62,8 @@ class ViewBuilder {
   std::optional<long long> count(const Value* v, const ComponentDefinition& c, const char* field) {
     if (!present(v)) return std::nullopt;
     auto n = v->as_number();
-    if (!n || *n < 0 || !std::isfinite(*n)) {
+    // Kubernetes' replica counts are int32: a larger number is no count (and 1e308 would not fit a long long).
+    if (!n || *n < 0 || !std::isfinite(*n) || *n > 2147483647.0) {
       view_.warnings.push_back("component " + c.name + ": " + field + " is not a count: " + v->json());
       return std::nullopt;
     }

@@ -536,3 +536,25 @@ spec:
 }
 
 }  // namespace wm
+
+namespace wm {
+
+// fuzz_admission's structured mutator found a replica count of 1e308 cast to a long long
+// (tests/fuzz/regressions/admission/replicas-1e308.json): Kubernetes' counts are int32, so a larger one is no count.
+TEST_CASE("a replica count beyond int32 is not a count") {
+  auto objects = test::parse_yaml(R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  replicas: 1e308
+  template: {spec: {containers: [{name: c, image: x}]}}
+)");
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  REQUIRE(view.warnings.size() == 1);
+  CHECK(view.warnings[0] == "component deployment: replicasPath is not a count: 1e+308");
+  CHECK(view.total_pods == 1);
+}
+
+}  // namespace wm

@@ -37,6 +37,14 @@ TEST_CASE("malformed quantities are refused") {
     CHECK_FALSE(Quantity::parse(bad).has_value());
 }
 
+// fuzz_admission's structured mutator found 1e+308 (a JSON number in a container's resources) overflowing while the
+// power of ten was computed (tests/fuzz/regressions/admission/quantity-1e308.json).
+TEST_CASE("quantities too large to count are refused, never overflowed") {
+  for (const char* huge : {"1e+308", "1e308", "1e39", "9999999999999999999999999999e20"})
+    CHECK_FALSE(Quantity::parse(huge).has_value());
+  CHECK(milli("1e15") == 1000LL * 1000 * 1000 * 1000 * 1000 * 1000);
+}
+
 TEST_CASE("quantities print canonically") {
   CHECK(Quantity::parse("4Gi")->str(true) == "4Gi");
   CHECK(Quantity::parse("4Gi")->str(false) == "4294967296");
@@ -65,4 +73,15 @@ TEST_CASE("resource lists stay sorted by name, add entries on demand and keep th
   CHECK_THROWS_AS(list.at("amd.com/gpu"), std::out_of_range);
   const ResourceList one{{"cpu", *Quantity::parse("1")}}, thousand_milli{{"cpu", *Quantity::parse("1000m")}};
   CHECK(one == thousand_milli);
+}
+
+TEST_CASE("totals saturate instead of overflowing") {
+  const auto parsed = Quantity::parse("99999999999999999999999999");  // 1e26: 1e29 thousandths
+  REQUIRE(parsed);
+  const Quantity huge = *parsed;
+  Quantity total = huge * 1000000000000LL;  // past the 1.7e38 an __int128 holds
+  CHECK(total > huge);
+  total += huge * 1000000000000LL;
+  CHECK(total > huge);
+  CHECK((huge * -1000000000000LL) < Quantity());
 }
