@@ -47,7 +47,13 @@ std::string plain_scalar(const std::string& s) {
   return json_string(s);
 }
 
+// A document's JSON may be at most this long: the API server takes 3 MiB objects, and YAML aliases can otherwise
+// expand a few hundred bytes into gigabytes ("billion laughs"; go-yaml refuses "excessive aliasing" too).
+constexpr size_t kMaxDocumentJson = 16u << 20;
+
 void to_json(const YAML::Node& node, std::string& out) {
+  if (out.size() > kMaxDocumentJson)
+    throw YAML::ParserException(node.Mark(), "the document expands to more than 16 MiB of JSON (excessive aliasing?)");
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:

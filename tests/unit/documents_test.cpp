@@ -1,6 +1,9 @@
 #include "mapper/documents.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
+
+#include "tests/support/test_support.h"
 
 using namespace wm;
 
@@ -38,4 +41,16 @@ TEST_CASE("JSON input is taken as it is") {
   auto docs = read_documents(R"({"kind":"Pod"})", "p.json", errors);
   REQUIRE(docs.size() == 1);
   CHECK(docs[0].json == R"({"kind":"Pod"})");
+}
+
+TEST_CASE("a document whose aliases expand past 16 MiB of JSON is refused, quickly and in little memory") {
+  const std::string yaml = test::read_file(test::source_path("tests/fuzz/regressions/definitions/billion-laughs.yaml"));
+  Diagnostics errors;
+  const auto started = std::chrono::steady_clock::now();
+  auto docs = read_documents(yaml, "laughs.yaml", errors);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+  CHECK(docs.empty());
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].str().find("laughs.yaml:") == 0);
+  CHECK(errors[0].str().find("expands to more than 16 MiB of JSON (excessive aliasing?)") != std::string::npos);
 }
