@@ -141,8 +141,9 @@ class Reviewer {
   Reviewer(const Request& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc, bool standalone)
       : req_(req), rule_(rule), view_(view), doc_(doc), profile_(profile_edits(rule, view, standalone)) {
     // The gang name chosen when the workload was created stays its name: an update of an object made from
-    // generateName must not rename the gangs its pods and PodGroups already carry.
-    name_ = recorded_group_name(req.object);
+    // generateName must not rename the gangs its pods and PodGroups already carry. It is read from the stored
+    // object, so a user's own annotation, on a create or in an update, decides nothing.
+    if (req.has_old_object) name_ = recorded_group_name(req.old_object);
     if (name_.empty()) name_ = workload_base_name(view, req.uid);
     queue_ = queue_for(rule, req.object).value_or("");
     for (const auto& g : view.gangs) gang_names_.push_back(gang_object_name(name_, view.gangs, g));

@@ -240,6 +240,29 @@ TEST_CASE("an object with only generateName gets a stable, unique group name fro
   CHECK(a1.patch != a3.patch);
   auto patched = parse_json(kubectl_apply(job, a1.patch));
   CHECK(string_at(patched.root, "/spec/template/metadata/labels/scheduling.x-k8s.io~1pod-group") == "sweep-7f3a91bc");
+  // Recorded for the PodGroup controller, and kept by a later update: the API server has named the object since.
+  CHECK(string_at(patched.root, "/metadata/annotations/workload-map.io~1group-name") == "sweep-7f3a91bc");
+  CHECK(string_at(patched.root, "/metadata/labels/workload-map.io~1profile") == "coscheduling");
+}
+
+TEST_CASE("an update keeps the gang name recorded at creation; a user's own annotation decides nothing") {
+  if (!have_command("kubectl")) return;
+  std::string policy = write_temp("policy-cosched-update.yaml",
+                                  policy_with_rules("- name: all\n  profile: coscheduling\n  mutateOnUpdate: true\n"));
+  ServerProcess server({"--policy", policy});
+  HttpsClient client(server.port());
+  const std::string stored =
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web-x7k2p","annotations":{"workload-map.io/group-name":"web-7f3a91bc"}},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"v1"}]}}}})";
+  std::string updated = stored;
+  updated.replace(updated.find("\"v1\""), 4, "\"v2\"");  // a new image: the template changes
+  auto update = parse_answer(client.post("/mutate", admission_review(updated, "ns1", "UPDATE", "u-2", stored)).body);
+  auto patched = parse_json(kubectl_apply(updated, update.patch));
+  CHECK(string_at(patched.root, "/spec/template/metadata/labels/scheduling.x-k8s.io~1pod-group") == "web-7f3a91bc");
+  // On a create there is nothing recorded yet: the annotation a user wrote is replaced by the webhook's decision.
+  auto create = parse_answer(client.post("/mutate", admission_review(stored, "ns1", "CREATE", "u-3")).body);
+  auto created = parse_json(kubectl_apply(stored, create.patch));
+  CHECK(string_at(created.root, "/spec/template/metadata/labels/scheduling.x-k8s.io~1pod-group") == "web-x7k2p");
+  CHECK(string_at(created.root, "/metadata/annotations/workload-map.io~1group-name") == "web-x7k2p");
 }
 
 TEST_CASE("validation refuses the 12-GPU JobSet under an 8-GPU limit and admits it under 16 (policy hot reload)") {
