@@ -6,6 +6,7 @@
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
 #include "mapper/definition_loader.h"
+#include "mapper/json_read.h"
 #include "mapper/json_writer.h"
 
 namespace wm::controllers {
@@ -13,11 +14,6 @@ namespace wm::controllers {
 namespace {
 
 using webhook::LogLevel;
-
-std::string string_at(simdjson::dom::element e, std::string_view pointer) {
-  std::string_view s;
-  return e.at_pointer(pointer).get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
-}
 
 KartaSource::Condition shown_condition(simdjson::dom::element karta) {
   KartaSource::Condition c;
@@ -44,7 +40,7 @@ bool KartaSource::update(const std::string& object_json) {
   simdjson::dom::parser parser;
   simdjson::dom::element karta;
   if (parser.parse(object_json).get(karta) != simdjson::SUCCESS) return false;
-  const std::string name = string_at(karta, "/metadata/name");
+  const std::string name(string_at(karta, "/metadata/name"));
   if (name.empty()) return false;
   int64_t generation = 0;
   if (karta.at_pointer("/metadata/generation").get_int64().get(generation) != simdjson::SUCCESS) generation = 0;
@@ -104,7 +100,7 @@ void KartaSource::replaced(std::vector<std::string> objects) {
     simdjson::dom::element karta;
     if (parser.parse(object).get(karta) != simdjson::SUCCESS) continue;
     // Keep what was known, so that an unchanged Karta is not checked again and a broken one keeps its last good.
-    const std::string name = string_at(karta, "/metadata/name");
+    const std::string name(string_at(karta, "/metadata/name"));
     if (auto it = before.find(name); it != before.end()) entries_[name] = std::move(it->second);
     update(object);
   }
@@ -117,7 +113,7 @@ void KartaSource::changed(bool deleted, const std::string& object) {
     simdjson::dom::parser parser;
     simdjson::dom::element karta;
     if (parser.parse(object).get(karta) == simdjson::SUCCESS) {
-      const std::string name = string_at(karta, "/metadata/name");
+      const std::string name(string_at(karta, "/metadata/name"));
       entries_.erase(name);
       log_.log(LogLevel::Info, "Karta deleted", {{"karta", name}});
     }

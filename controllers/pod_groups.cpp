@@ -5,6 +5,8 @@
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "mapper/json_patch_apply.h"
+#include "mapper/json_pointer.h"
+#include "mapper/json_read.h"
 #include "mapper/json_writer.h"
 #include "mapper/value.h"
 #include "mapper/workload_view.h"
@@ -22,18 +24,6 @@ constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
 constexpr const char* kWatchUpHelp =
     "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
 
-std::string string_at(simdjson::dom::element e, std::string_view pointer) {
-  std::string_view s;
-  return e.at_pointer(pointer).get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
-}
-
-// A JSON pointer token for a label or annotation key ('/' is "~1").
-std::string pointer_token(std::string_view key) {
-  std::string out;
-  for (char c : key) out += c == '/' ? "~1" : c == '~' ? "~0" : std::string(1, c);
-  return out;
-}
-
 bool has_controller(simdjson::dom::element object) {
   simdjson::dom::array owners;
   if (object.at_pointer("/metadata/ownerReferences").get_array().get(owners) != simdjson::SUCCESS) return false;
@@ -44,17 +34,11 @@ bool has_controller(simdjson::dom::element object) {
   return false;
 }
 
-std::pair<std::string, std::string> split_api_version(const std::string& api_version) {
-  auto slash = api_version.find('/');
-  if (slash == std::string::npos) return {"", api_version};
-  return {api_version.substr(0, slash), api_version.substr(slash + 1)};
-}
-
 // The rendered object with its owner and the labels that find it again: owned by the workload (so that the garbage
 // collector deletes it with the workload) and labelled with the workload's uid.
 std::string owned(const std::string& object_json, simdjson::dom::element object, simdjson::dom::element workload,
                   std::string& error) {
-  const std::string uid = string_at(workload, "/metadata/uid");
+  const std::string uid(string_at(workload, "/metadata/uid"));
   std::string patch =
       "[{\"op\":\"add\",\"path\":\"/metadata/ownerReferences\",\"value\":[{\"apiVersion\":" +
       json_string(string_at(workload, "/apiVersion")) + ",\"kind\":" + json_string(string_at(workload, "/kind")) +
@@ -64,8 +48,8 @@ std::string owned(const std::string& object_json, simdjson::dom::element object,
   simdjson::dom::element existing;
   if (object.at_pointer("/metadata/labels").get(existing) == simdjson::SUCCESS && existing.is_object()) {
     patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels/app.kubernetes.io~1managed-by\",\"value\":\"workload-map\"}";
-    patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels/" + pointer_token(kOwnerUidLabel) +
-             "\",\"value\":" + json_string(uid) + "}";
+    patch += ",{\"op\":\"add\",\"path\":" + json_string(pointer_child("/metadata/labels", kOwnerUidLabel)) +
+             ",\"value\":" + json_string(uid) + "}";
   } else {
     patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":" + labels + "}";
   }
@@ -99,7 +83,8 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
   if (!resource) return;
   const std::string resource_name = resource->plural + (group.empty() ? "" : "." + group);
   auto key_of = [&](simdjson::dom::element object) {
-    return kind_key + "|" + string_at(object, "/metadata/namespace") + "/" + string_at(object, "/metadata/name");
+    return kind_key + "|" + std::string(string_at(object, "/metadata/namespace")) + "/" +
+           std::string(string_at(object, "/metadata/name"));
   };
   kube::Reflector reflector(
       client_, {resource->path(), resource->api_version(), kind, std::string(webhook::kProfileLabel)},
@@ -244,10 +229,10 @@ bool PodGroupController::reconcile_one(const std::string& key) {
   simdjson::dom::element root;
   if (parser.parse(json).get(root) != simdjson::SUCCESS) return true;
   const webhook::AdmissionState st = state_.current();
-  const std::string api_version = string_at(root, "/apiVersion"), kind = string_at(root, "/kind");
-  const std::string namespace_name = string_at(root, "/metadata/namespace");
-  const std::string uid = string_at(root, "/metadata/uid");
-  const std::string profile_name = string_at(root, "/metadata/labels/" + pointer_token(webhook::kProfileLabel));
+  const std::string api_version(string_at(root, "/apiVersion")), kind(string_at(root, "/kind"));
+  const std::string namespace_name(string_at(root, "/metadata/namespace"));
+  const std::string uid(string_at(root, "/metadata/uid"));
+  const std::string profile_name(string_at(root, pointer_child("/metadata/labels", webhook::kProfileLabel)));
   const Catalog::Match match = st.catalog->find(api_version, kind);
   const webhook::SchedulerProfile* profile = st.policy->profile(profile_name);
   if (!match.definition || !profile) {
@@ -265,9 +250,9 @@ bool PodGroupController::reconcile_one(const std::string& key) {
     ViewOptions options;
     options.gang_rule = profile->gang_rule;
     const WorkloadView view = build_view(*match.definition, doc, options);
-    std::string group_name = string_at(root, "/metadata/annotations/" + pointer_token(webhook::kGroupNameAnnotation));
+    std::string group_name(string_at(root, pointer_child("/metadata/annotations", webhook::kGroupNameAnnotation)));
     if (group_name.empty()) group_name = string_at(root, "/metadata/name");
-    const std::string queue = string_at(root, "/metadata/annotations/" + pointer_token(webhook::kQueueAnnotation));
+    const std::string queue(string_at(root, pointer_child("/metadata/annotations", webhook::kQueueAnnotation)));
     simdjson::dom::parser object_parser;
     for (const auto& object_json :
          webhook::pod_group_objects(*edits.pod_group, view, profile->gang_rule, root, group_name, queue)) {
@@ -275,20 +260,21 @@ bool PodGroupController::reconcile_one(const std::string& key) {
       if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
       const auto [group, version] = split_api_version(string_at(object, "/apiVersion"));
       std::string error;
-      auto resource = discovery_.find(group, version, string_at(object, "/kind"), error);
+      auto resource =
+          discovery_.find(std::string(group), std::string(version), std::string(string_at(object, "/kind")), error);
       if (!resource) {
         log_.log(LogLevel::Warn, "cannot make a PodGroup (retrying)", {{"workload", key}, {"problem", error}});
         metrics_.add_counter("workload_map_pod_group_errors_total", "PodGroup writes that failed.", {{"kind", kind}});
         return false;
       }
-      std::string object_namespace = string_at(object, "/metadata/namespace");
+      std::string object_namespace(string_at(object, "/metadata/namespace"));
       if (object_namespace.empty()) object_namespace = namespace_name;
       std::string body = owned(object_json, object, root, error);
       if (body.empty()) {
         log_.log(LogLevel::Error, "cannot make a PodGroup", {{"workload", key}, {"problem", error}});
         return true;
       }
-      desired[{resource->path(object_namespace), string_at(object, "/metadata/name")}] = std::move(body);
+      desired[{resource->path(object_namespace), std::string(string_at(object, "/metadata/name"))}] = std::move(body);
     }
   }
 

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
+#include <boost/beast/core/detail/base64.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,23 +29,16 @@ std::string trimmed(std::string s) {
   return s.substr(start);
 }
 
+// Beast's decoder (the one admission.cpp encodes patches with) stops at the first byte outside the alphabet: what it
+// leaves must be padding. Line breaks, which some tools put in long `-data` values, are dropped first.
 bool base64_decode(const std::string& in, std::string& out) {
-  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  out.clear();
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=' || std::isspace(static_cast<unsigned char>(c))) continue;
-    auto at = alphabet.find(c);
-    if (at == std::string::npos) return false;
-    buffer = (buffer << 6) | static_cast<unsigned>(at);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
-    }
-  }
-  return true;
+  std::string text;
+  for (char c : in)
+    if (!std::isspace(static_cast<unsigned char>(c))) text += c;
+  out.resize(boost::beast::detail::base64::decoded_size(text.size()));
+  const auto [written, read] = boost::beast::detail::base64::decode(out.data(), text.data(), text.size());
+  out.resize(written);
+  return text.find_first_not_of('=', read) == std::string::npos && text.size() - read <= 2;
 }
 
 // The named entry of a kubeconfig list (clusters, users, contexts): its inner map.

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "kube/backoff.h"
+#include "mapper/json_read.h"
 #include "mapper/json_writer.h"
 
 namespace wm::kube {
@@ -22,12 +23,6 @@ bool sleep_unless_stopped(std::chrono::milliseconds duration, const std::atomic<
 }
 
 namespace {
-
-std::string_view string_at(simdjson::dom::element e, std::string_view pointer) {
-  std::string_view s;
-  if (e.at_pointer(pointer).get_string().get(s) == simdjson::SUCCESS) return s;
-  return {};
-}
 
 std::string query(const Collection& c) {
   return c.label_selector.empty() ? "" : "labelSelector=" + url_encode(c.label_selector) + "&";

@@ -7,6 +7,7 @@
 
 #include "mapper/definition_loader.h"
 #include "mapper/embedded_definitions.h"
+#include "mapper/json_read.h"
 
 namespace wm {
 
@@ -97,16 +98,6 @@ std::vector<std::string> Catalog::merge(Catalog&& other) {
 void Catalog::warm_up() const {
   for (const auto& d : definitions_) for_each_object_path(*d, [](const std::string&, const Path& p) { p->warm_up(); });
 }
-
-namespace {
-
-std::pair<std::string_view, std::string_view> split_api_version(std::string_view api_version) {
-  auto slash = api_version.find('/');
-  if (slash == std::string_view::npos) return {{}, api_version};
-  return {api_version.substr(0, slash), api_version.substr(slash + 1)};
-}
-
-}  // namespace
 
 bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view kind) const {
   if (find(api_version, kind).definition) return true;

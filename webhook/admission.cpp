@@ -3,6 +3,7 @@
 #include <boost/beast/core/detail/base64.hpp>
 
 #include "mapper/gangs.h"
+#include "mapper/json_read.h"
 #include "mapper/json_writer.h"
 #include "mapper/pod_edits.h"
 #include "mapper/resources.h"
@@ -58,12 +59,6 @@ std::string response(std::string_view uid, const std::string& patch, const std::
     out += "]";
   }
   return out + "}}";
-}
-
-std::string_view string_field(simdjson::dom::element e, std::string_view key) {
-  std::string_view s;
-  if (e.is_object() && e.get_object().value_unsafe().at_key(key).get_string().get(s) == simdjson::SUCCESS) return s;
-  return {};
 }
 
 std::string display_name(const WorkloadView& view, std::string_view namespace_name) {
@@ -321,7 +316,7 @@ std::optional<Controller> controller_of(simdjson::dom::element object) {
   for (simdjson::dom::element owner : owners) {
     bool controller = false;
     if (owner["controller"].get_bool().get(controller) != simdjson::SUCCESS || !controller) continue;
-    return Controller{string_field(owner, "apiVersion"), string_field(owner, "kind")};
+    return Controller{string_member(owner, "apiVersion"), string_member(owner, "kind")};
   }
   return std::nullopt;
 }
@@ -334,18 +329,18 @@ std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::do
   if (auto error = parser.parse(padded).get(root))
     return bad_request(std::string("the body is not JSON: ") + simdjson::error_message(error));
   if (!root.is_object()) return bad_request("the body is not an AdmissionReview object");
-  std::string_view api_version = string_field(root, "apiVersion"), kind = string_field(root, "kind");
+  std::string_view api_version = string_member(root, "apiVersion"), kind = string_member(root, "kind");
   if (api_version != "admission.k8s.io/v1")
     return bad_request("apiVersion must be admission.k8s.io/v1, not \"" + std::string(api_version) +
                        "\" (set admissionReviewVersions: [v1])");
   if (kind != "AdmissionReview") return bad_request("kind must be AdmissionReview");
   simdjson::dom::element request;
   if (root["request"].get(request) || !request.is_object()) return bad_request("the AdmissionReview has no request");
-  req.uid = string_field(request, "uid");
+  req.uid = string_member(request, "uid");
   if (req.uid.empty()) return bad_request("request.uid is missing");
-  req.operation = string_field(request, "operation");
+  req.operation = string_member(request, "operation");
   if (req.operation.empty()) return bad_request("request.operation is missing");
-  req.namespace_name = string_field(request, "namespace");
+  req.namespace_name = string_member(request, "namespace");
   simdjson::dom::element object;
   req.has_object = !request["object"].get(object) && object.is_object();
   simdjson::dom::element old_object;
@@ -353,8 +348,8 @@ std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::do
   if (req.has_old_object) req.old_object = old_object;
   if (req.has_object) {
     req.object = object;
-    req.api_version = string_field(object, "apiVersion");
-    req.kind = string_field(object, "kind");
+    req.api_version = string_member(object, "apiVersion");
+    req.kind = string_member(object, "kind");
   }
   if ((req.operation == "CREATE" || req.operation == "UPDATE") && !req.has_object)
     return bad_request("request.object is missing for a " + std::string(req.operation));

@@ -69,7 +69,8 @@ current-context: test
 
 TEST_CASE("kubeconfig: inline data, tokens, and clear refusals") {
   std::string error;
-  const std::string dir = dir_with({{"inline", R"(clusters:
+  const std::string dir = dir_with(
+      {{"inline", R"(clusters:
 - name: c
   cluster: {server: "https://[::1]:443", certificate-authority-data: Q0EgUEVN, tls-server-name: api.internal}
 users:
@@ -80,17 +81,31 @@ contexts:
   context: {cluster: c, user: u}
 current-context: x
 )"},
-                                    {"exec", R"(clusters: [{name: c, cluster: {server: "https://h"}}]
+       {"exec", R"(clusters: [{name: c, cluster: {server: "https://h"}}]
 users: [{name: u, user: {exec: {command: aws}}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
 )"},
-                                    {"http", R"(clusters: [{name: c, cluster: {server: "http://h:8080"}}]
+       {"http", R"(clusters: [{name: c, cluster: {server: "http://h:8080"}}]
 contexts: [{name: x, context: {cluster: c}}]
 current-context: x
 )"},
-                                    {"missing", "clusters: []\ncontexts: []\ncurrent-context: gone\n"},
-                                    {"broken", "clusters: [\n"}});
+       {"wrapped", R"(clusters:
+- name: c
+  cluster:
+    server: https://h
+    certificate-authority-data: |
+      Q0EgUEVN
+      IQ==
+contexts: [{name: x, context: {cluster: c}}]
+current-context: x
+)"},
+       {"not-base64", R"(clusters: [{name: c, cluster: {server: "https://h", certificate-authority-data: "Q0E*UEVN"}}]
+contexts: [{name: x, context: {cluster: c}}]
+current-context: x
+)"},
+       {"missing", "clusters: []\ncontexts: []\ncurrent-context: gone\n"},
+       {"broken", "clusters: [\n"}});
   auto config = kube::config_from_kubeconfig(dir + "/inline", error);
   REQUIRE(config);
   CHECK(config->host == "::1");
@@ -98,7 +113,12 @@ current-context: x
   CHECK(config->ca_pem == "CA PEM");
   CHECK(config->tls_server_name == "api.internal");
   CHECK(config->token == "abc.def");
+  config = kube::config_from_kubeconfig(dir + "/wrapped", error);
+  REQUIRE(config);
+  CHECK(config->ca_pem == "CA PEM!");  // base64 over two lines, with padding
 
+  CHECK_FALSE(kube::config_from_kubeconfig(dir + "/not-base64", error));
+  CHECK(error.find("certificate-authority-data is not base64") != std::string::npos);
   CHECK_FALSE(kube::config_from_kubeconfig(dir + "/exec", error));
   CHECK(error.find("exec and auth-provider plugins are not supported") != std::string::npos);
   CHECK_FALSE(kube::config_from_kubeconfig(dir + "/http", error));
