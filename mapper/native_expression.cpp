@@ -35,6 +35,7 @@ struct NativeNode {
     Bind,      // lhs as $name | rhs
     Variable,  // $name
     ToNumber,  // tonumber, on numbers and plain integer strings (the rest is left to jq)
+    Floor,     // floor, on numbers (jq's error for the rest is left to jq)
   } type;
   std::string name;  // Field
   long index = 0;    // Index (never negative: jq's path() of a negative index is not a pointer); Keys: 1 = sorted
@@ -289,6 +290,7 @@ class Parser {
     if (keyword("if")) return conditional();
     if (keyword("empty")) return make({NativeNode::Type::Empty, {}, 0, 0, nullptr, nullptr, nullptr});
     if (keyword("tonumber")) return make({NativeNode::Type::ToNumber, {}, 0, 0, nullptr, nullptr, nullptr});
+    if (keyword("floor")) return make({NativeNode::Type::Floor, {}, 0, 0, nullptr, nullptr, nullptr});
     if (keyword("not")) return make({NativeNode::Type::Not, {}, 0, 0, nullptr, nullptr, nullptr});
     return literal();
   }
@@ -498,6 +500,14 @@ class Evaluator {
         return true;
       case T::ToNumber:
         return to_number(in, emit);
+      case T::Floor: {
+        const auto number = in.as_number();
+        if (!number) return unsupported_here();
+        Value v;
+        v.computed = true;
+        v.number = std::floor(*number);
+        return emit(at_input_if_identical(std::move(v), in));  // jq keeps the path of an identical result
+      }
       case T::Comma:
         return eval(*node.lhs, in, emit) && eval(*node.rhs, in, emit);
       case T::Not:
@@ -736,7 +746,8 @@ class Evaluator {
     }
     if (!identical) return v;
     Value located = in;
-    if (!located.computed) located.element = v.element;
+    // A literal brings its own element; a computed number has none, and the input's element is that number.
+    if (!located.computed && !v.computed) located.element = v.element;
     return located;
   }
 

@@ -14,6 +14,12 @@ void apply_pod_edits(JsonPatchBuilder& patch, const InstanceView& instance, cons
                      std::vector<std::string>& warnings) {
   if (instance.shape == PodShape::Logical) return;
   const PodFieldLocations& at = instance.fields;
+  if (!at.scheduler_name && !at.priority_class_name && !at.labels && !at.annotations) {
+    // A kind whose API has no place for them (NIMCache): one warning, not one per field.
+    if (edits.scheduler_name || edits.priority_class_name || !edits.labels.empty() || !edits.annotations.empty())
+      note(warnings, instance, "pods not edited", "the definition locates no pod field (its API may have none)");
+    return;
+  }
   auto set = [&](const std::optional<std::string>& where, const std::optional<std::string>& value, const char* what) {
     if (!value) return;
     if (!where) return note(warnings, instance, what, "the definition does not locate this field");

@@ -144,7 +144,7 @@ TEST_CASE("the catalog installs as Karta objects the real Karta CRD accepts fiel
   INFO(r.out << r.err);
   CHECK(r.status == 0);
   CHECK(r.err.find("unknown field") == std::string::npos);
-  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 21);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 26);
 }
 
 TEST_CASE(

@@ -75,7 +75,8 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
           for (const auto& i : c.instances)
             if (i.shape != PodShape::Logical) {
               got[c.name + "/" + i.id] = i.pods;
-              CHECK_FALSE(i.location.empty());
+              // Located, but for a kind whose API has no pod fields at all (NIMCache: cpu and memory only).
+              if (i.fields.scheduler_name || i.fields.labels) CHECK_FALSE(i.location.empty());
             }
         for (const auto& kv : want["instances"]) wanted[kv.first.as<std::string>()] = kv.second.as<long long>();
         CHECK(got == wanted);

@@ -37,7 +37,7 @@ std::string str(simdjson::dom::element e, const char* pointer) {
 
 std::string plural(std::string kind) {
   for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return kind + (kind.back() == 's' ? "es" : "s");
+  return kind + (kind.back() == 's' || kind.back() == 'x' ? "es" : "s");  // milvuses, sandboxes
 }
 
 void check_webhooks(const Rendered& r, const char* kind, const char* path, const char* failure_policy) {

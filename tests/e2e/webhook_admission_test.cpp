@@ -62,6 +62,10 @@ TEST_CASE("every corpus workload, sent as an AdmissionReview, comes back with a 
         for (const auto& i : c.instances) {
           if (i.shape == PodShape::Logical) continue;
           INFO("component " << c.name << " instance " << i.id);
+          if (!i.fields.scheduler_name && !i.fields.labels && !i.fields.annotations) {  // NIMCache: no pod fields
+            CHECK_THAT(answer.warnings, Catch::Contains("instance " + i.id + ": pods not edited"));
+            continue;
+          }
           REQUIRE(i.fields.scheduler_name);
           CHECK(string_at(patched.root, *i.fields.scheduler_name) == "kai-scheduler");
           CHECK(string_at(patched.root, label_pointer(i.fields.labels, "kai.scheduler/queue")) == "default");

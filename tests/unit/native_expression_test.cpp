@@ -353,3 +353,20 @@ TEST_CASE("indices, index and rindex give jq's answers on arrays and strings (jq
     CHECK(r.values[0].json() == std::string("[") + expected + "]");
   }
 }
+
+TEST_CASE("floor natively on numbers, with jq's values and locations; other types left to jq") {
+  agree(".a | . * 1", R"({"a":7})");  // a computed result identical to its located input
+  for (const char* input : {"7", "7.9", "-0.5", "-3", "1e300", "0"})
+    agree(".a | floor", std::string(R"({"a":)") + input + "}");
+  // The integer division KServe's LLMInferenceService sizes its groups with: data / dataLocal, at least 1.
+  agree("[((.p.data // 1) / (.p.dataLocal // 1) | floor), 1] | .[0]", R"({"p":{"data":8,"dataLocal":3}})", false);
+  agree("((.p.data // 1) / (.p.dataLocal // 1) | floor)", R"({"p":{"data":8,"dataLocal":3}})");
+  for (const char* input : {"null", R"("3")", "[1]", "{}"}) {
+    auto object = test::parse_json(std::string(R"({"a":)") + input + "}");
+    auto native = NativeExpression::parse(".a | floor");
+    REQUIRE(native);
+    EvalResult r;
+    INFO(input);
+    CHECK(native->run(*object.doc, false, r) == NativeExpression::Outcome::Unsupported);
+  }
+}
