@@ -1,0 +1,88 @@
+// The pods a catalog definition counts, against the rule of the operator that starts them, for the cases the
+// upstream fixtures (tests/fixtures/upstream/) do not cover.
+#include <catch2/catch.hpp>
+
+#include "mapper/workload_view.h"
+#include "tests/support/test_support.h"
+
+namespace wm {
+
+namespace {
+
+// Pods per component of the one object in `yaml`, as "component=pods" joined by spaces.
+std::string pods_by_component(const std::string& yaml) {
+  auto objects = test::parse_yaml(yaml);
+  REQUIRE(objects.size() == 1);
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  CHECK(view.warnings.empty());
+  std::string out;
+  for (const auto& c : view.components)
+    for (const auto& i : c.instances)
+      if (i.shape != PodShape::Logical) out += (out.empty() ? "" : " ") + c.name + "=" + std::to_string(i.pods);
+  return out;
+}
+
+std::string llm_inference_service(const std::string& version, const std::string& annotations, const std::string& spec) {
+  return "apiVersion: serving.kserve.io/" + version + "\nkind: LLMInferenceService\nmetadata: {name: m" + annotations +
+         "}\nspec:\n" + spec;
+}
+
+}  // namespace
+
+// kserve pkg/controller/llmisvc: expectedSingleNodeMainDeployment, expectedMainMultiNodeLWS,
+// expectedPrefillMultiNodeLWS; pkg/apis/serving/v1alpha2 ParallelismSpec.GetSize; utils.GetForceStopRuntime.
+TEST_CASE("LLMInferenceService: the pods KServe's llmisvc controller starts") {
+  const std::string pod = "{containers: [{name: main, image: vllm}]}";
+  for (const std::string version : {"v1alpha1", "v1alpha2"}) {
+    INFO(version);
+    // A Deployment; replicas nil is the Deployment's 1, or the autoscaler's minimum.
+    CHECK(pods_by_component(llm_inference_service(version, "", "  template: " + pod + "\n")) == "main=1");
+    CHECK(pods_by_component(llm_inference_service(
+              version, "", "  scaling: {minReplicas: 2, maxReplicas: 4}\n  template: " + pod + "\n")) == "main=2");
+    // Pipeline parallelism: groups of `pipeline` pods, a leader and pipeline-1 workers each.
+    CHECK(pods_by_component(llm_inference_service(version, "",
+                                                  "  replicas: 3\n  parallelism: {pipeline: 4, tensor: 8}\n"
+                                                  "  template: " +
+                                                      pod + "\n  worker: " + pod + "\n")) == "main=3 worker=9");
+    // No leader template: the worker template runs every pod of a group.
+    CHECK(pods_by_component(llm_inference_service(
+              version, "", "  replicas: 2\n  parallelism: {data: 8, dataLocal: 2}\n  worker: " + pod + "\n")) ==
+          "worker=8");
+    // data / dataLocal is an integer division, and a group is at least one pod.
+    CHECK(pods_by_component(llm_inference_service(
+              version, "", "  parallelism: {data: 7, dataLocal: 2}\n  worker: " + pod + "\n")) == "worker=3");
+    CHECK(pods_by_component(llm_inference_service(
+              version, "", "  parallelism: {data: 1, dataLocal: 8}\n  worker: " + pod + "\n")) == "worker=1");
+    // Without parallelism the LeaderWorkerSet's size is its default, 1: the leader alone.
+    CHECK(pods_by_component(llm_inference_service(version, "", "  template: " + pod + "\n  worker: " + pod + "\n")) ==
+          "main=1 worker=0");
+    // A multi-node prefill pool beside a single-node decode pool.
+    CHECK(pods_by_component(llm_inference_service(version, "",
+                                                  "  template: " + pod +
+                                                      "\n  prefill:\n    replicas: 2\n    parallelism: {pipeline: 2}\n"
+                                                      "    template: " +
+                                                      pod + "\n    worker: " + pod + "\n")) ==
+          "main=1 prefill=2 prefill-worker=2");
+    // Stopped: every pool is deleted.
+    CHECK(pods_by_component(llm_inference_service(version, ", annotations: {serving.kserve.io/stop: \"true\"}",
+                                                  "  replicas: 2\n  parallelism: {pipeline: 2}\n  template: " + pod +
+                                                      "\n  worker: " + pod + "\n")) == "main=0 worker=0");
+  }
+}
+
+// agent-sandbox api/v1alpha1 (replicas: 0 or 1, default 1) and api/v1beta1 (operatingMode, default Running).
+TEST_CASE("Sandbox: one pod unless scaled to zero or suspended") {
+  const std::string tmpl = "  podTemplate: {spec: {containers: [{name: a, image: x}]}}\n";
+  CHECK(pods_by_component("apiVersion: agents.x-k8s.io/v1alpha1\nkind: Sandbox\nmetadata: {name: s}\nspec:\n" + tmpl) ==
+        "agent=1");
+  CHECK(pods_by_component("apiVersion: agents.x-k8s.io/v1alpha1\nkind: Sandbox\nmetadata: {name: s}\nspec:\n"
+                          "  replicas: 0\n" +
+                          tmpl) == "agent=0");
+  CHECK(pods_by_component("apiVersion: agents.x-k8s.io/v1beta1\nkind: Sandbox\nmetadata: {name: s}\nspec:\n"
+                          "  operatingMode: Suspended\n" +
+                          tmpl) == "agent=0");
+}
+
+}  // namespace wm
