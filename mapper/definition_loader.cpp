@@ -558,7 +558,7 @@ void DefinitionLoader::load(const std::string& text, const std::string& file) {
   }
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(text);
+    docs = load_all_documents(text);
   } catch (const YAML::Exception& e) {
     errors_.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "invalid YAML: " + e.msg});
     return;

@@ -113,7 +113,7 @@ std::vector<SourceDocument> read_documents(const std::string& text, const std::s
     return out;
   }
   try {
-    for (const auto& doc : YAML::LoadAll(text)) {
+    for (const auto& doc : load_all_documents(text)) {
       if (doc.IsNull()) continue;
       SourceDocument d{"", file, doc.Mark().line + 1};
       to_json(doc, d.json);

@@ -1,6 +1,42 @@
 #include "mapper/yaml_guard.h"
 
+#include <yaml-cpp/eventhandler.h>
+
+#include <sstream>
+
 namespace wm {
+
+namespace {
+
+// Records where each document starts and nothing else: a cheap first pass.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  YAML::Mark start;
+  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+}  // namespace
+
+std::vector<YAML::Node> load_all_documents(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  int previous = -1;
+  while (parser.HandleNextDocument(starts)) {
+    if (starts.start.pos == previous)
+      throw YAML::ParserException(starts.start, "a ',' outside [ ] or { } cannot start a value");
+    previous = starts.start.pos;
+  }
+  return YAML::LoadAll(text);
+}
 
 std::optional<std::string> yaml_nesting_too_deep(const std::string& text, size_t limit) {
   size_t flow = 0, line = 1;

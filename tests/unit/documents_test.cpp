@@ -36,6 +36,22 @@ TEST_CASE("malformed YAML names file and line") {
   CHECK_THAT(errors[0].str(), Catch::StartsWith("bad.yaml:"));
 }
 
+// fuzz_definitions (tests/fuzz/regressions/definitions/comma-where-a-document-starts): yaml-cpp 0.7's LoadAll never
+// consumes such a ',' and makes empty documents from it until memory runs out.
+TEST_CASE("a comma where a document starts is refused with its line and not parsed forever") {
+  for (const auto& [text, line] :
+       std::vector<std::pair<std::string, size_t>>{{",", 1}, {"# comment\n  ,x: 1\n", 2}, {"a: 1\n---\n,\n", 3}}) {
+    Diagnostics errors;
+    CHECK(read_documents(text, "c.yaml", errors).empty());  // the file is refused, as for any YAML error
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].str() ==
+          "c.yaml:" + std::to_string(line) + ": invalid YAML: a ',' outside [ ] or { } cannot start a value");
+  }
+  Diagnostics errors;
+  CHECK(read_documents("a: b\n  ,c\n", "c.yaml", errors).size() == 1);  // inside a plain scalar: "b ,c"
+  CHECK(errors.empty());
+}
+
 TEST_CASE("JSON input is taken as it is") {
   Diagnostics errors;
   auto docs = read_documents(R"({"kind":"Pod"})", "p.json", errors);
