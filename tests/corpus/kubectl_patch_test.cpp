@@ -1,7 +1,11 @@
 // The patch for every corpus workload applies with kubectl's JSON Patch (the API server's own
-// library), and afterwards every pod template carries the scheduler name, labels and annotations.
+// library), and afterwards every pod template carries the scheduler name, labels and annotations, and nothing else
+// differs: no field removed or changed but the edited ones, no object created that the operator would read as a
+// component (a Milvus coordinator, say).
 #include <catch2/catch.hpp>
+#include <set>
 
+#include "mapper/json_pointer.h"
 #include "mapper/json_writer.h"
 #include "mapper/pod_edits.h"
 #include "tests/support/test_support.h"
@@ -18,6 +22,67 @@ std::string string_at(simdjson::dom::element root, const std::string& pointer) {
 
 bool unlocated_pod_fields(const InstanceView& i) {
   return !i.fields.scheduler_name && !i.fields.priority_class_name && !i.fields.labels && !i.fields.annotations;
+}
+
+// Where a patch may write: the edited fields, the label and annotation maps that hold them, and anything inside an
+// existing pod template or pod spec (its metadata). `created` lists, per file, other objects a patch may create.
+struct Allowed {
+  std::set<std::string> leaves, maps, created;
+  std::vector<std::string> inside;
+
+  bool may_create(const std::string& pointer) const {
+    if (maps.count(pointer) || created.count(pointer)) return true;
+    // The metadata that holds a label or annotation map (a template's metadata, Dynamo's extraPodMetadata).
+    const std::string last = pointer.substr(pointer.rfind('/') + 1);
+    if (last.size() >= 8 && (last.ends_with("metadata") || last.ends_with("Metadata")))
+      for (const auto& map : maps)
+        if (map.rfind(pointer + "/", 0) == 0) return true;
+    for (const auto& location : inside)
+      if (pointer.rfind(location + "/", 0) == 0) return true;
+    return false;
+  }
+};
+
+// Every difference between the object and its patched form, as a problem unless `allowed` has it: nothing removed,
+// nothing changed but an edited field, no object created where the workload's operator would read it as something.
+void differences(simdjson::dom::element before, simdjson::dom::element after, const std::string& pointer,
+                 const Allowed& allowed, bool created, std::vector<std::string>& problems) {
+  if (created) {
+    if (after.is_object()) {
+      if (!allowed.may_create(pointer)) problems.push_back("creates " + pointer);
+      // A named object: value_unsafe() of a temporary result is a reference into it.
+      const simdjson::dom::object members = after.get_object().value_unsafe();
+      for (auto [key, value] : members)
+        differences(before, value, pointer_child(pointer, key), allowed, true, problems);
+    } else if (!allowed.leaves.count(pointer)) {
+      problems.push_back("adds " + pointer);
+    }
+    return;
+  }
+  if (before.is_object() && after.is_object()) {
+    const simdjson::dom::object old_members = before.get_object().value_unsafe();
+    const simdjson::dom::object new_members = after.get_object().value_unsafe();
+    for (auto [key, value] : old_members) {
+      simdjson::dom::element now;
+      if (new_members.at_key(key).get(now) != simdjson::SUCCESS)
+        problems.push_back("removes " + pointer_child(pointer, key));
+      else
+        differences(value, now, pointer_child(pointer, key), allowed, false, problems);
+    }
+    for (auto [key, value] : new_members) {
+      simdjson::dom::element old;
+      if (old_members.at_key(key).get(old) != simdjson::SUCCESS)
+        differences(before, value, pointer_child(pointer, key), allowed, true, problems);
+    }
+  } else if (before.is_array() && after.is_array()) {
+    simdjson::dom::array a = before.get_array().value_unsafe(), b = after.get_array().value_unsafe();
+    if (a.size() != b.size()) return problems.push_back("resizes " + pointer);
+    for (size_t i = 0; i < a.size(); ++i)
+      differences(a.at(i).value_unsafe(), b.at(i).value_unsafe(), pointer + "/" + std::to_string(i), allowed, false,
+                  problems);
+  } else if (element_json(before) != element_json(after) && !allowed.leaves.count(pointer)) {
+    problems.push_back("changes " + pointer);
+  }
 }
 
 }  // namespace
@@ -47,7 +112,8 @@ TEST_CASE("kubectl applies every corpus workload's patch, and every pod template
           for (const auto& i : c.instances) unlocated += i.shape != PodShape::Logical && unlocated_pod_fields(i);
         for (const auto& w : warnings) UNSCOPED_INFO("warning: " << w);
         CHECK(warnings.size() == unlocated);
-        for (const auto& w : warnings) CHECK(w.find(": pods not edited: the definition locates no pod field") != std::string::npos);
+        for (const auto& w : warnings)
+          CHECK(w.find(": pods not edited: the definition locates no pod field") != std::string::npos);
 
         std::string input = test::write_temp("object.json", element_json(object.root));
         std::string patch_file = test::write_temp("patch.json", patch);
@@ -73,6 +139,28 @@ TEST_CASE("kubectl applies every corpus workload's patch, and every pod template
             CHECK(string_at(patched.root, *i.fields.annotations + "/workload-map.test~1min-member") == "3");
           }
         CHECK(string_at(patched.root, "/metadata/annotations/workload-map.test~1pods") == "7");
+
+        // The patched object differs from the original only at the edited fields.
+        Allowed allowed;
+        allowed.leaves.insert("/metadata/annotations/workload-map.test~1pods");
+        allowed.maps.insert("/metadata/annotations");
+        if (file == "milvus/milvus_default.yaml")  // no spec at all: spec.components' shared fields are created
+          allowed.created = {"/spec", "/spec/components"};
+        for (const auto& c : view.components)
+          for (const auto& i : c.instances) {
+            if (i.shape == PodShape::PodTemplate || i.shape == PodShape::PodSpec) allowed.inside.push_back(i.location);
+            if (i.fields.scheduler_name) allowed.leaves.insert(*i.fields.scheduler_name);
+            for (const auto& [where, entries] :
+                 {std::pair{i.fields.labels, edits.labels}, std::pair{i.fields.annotations, edits.annotations}}) {
+              if (!where) continue;
+              allowed.maps.insert(*where);
+              for (const auto& [key, value] : entries) allowed.leaves.insert(pointer_child(*where, key));
+            }
+          }
+        std::vector<std::string> problems;
+        differences(object.doc->root(), patched.doc->root(), "", allowed, false, problems);
+        for (const auto& problem : problems) UNSCOPED_INFO(problem);
+        CHECK(problems.empty());
 
         // Applying the same edits again changes nothing.
         std::vector<std::string> again_warnings;
