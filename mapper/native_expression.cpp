@@ -517,11 +517,21 @@ class Evaluator {
         return emit(Value(variables_[static_cast<size_t>(node.slot)]));
       }
       case T::Bind: {
+        const size_t slot = static_cast<size_t>(node.slot);
         auto bind = [&](Value&& v) {
+          // A term emits while its own variables are still bound (`(.a as $x | $x) as $y | ...`): the body sees
+          // only its scope's variables, so they step aside while it runs and come back after.
+          std::vector<Value> above;
+          if (variables_.size() > slot) {
+            above.assign(std::make_move_iterator(variables_.begin() + static_cast<std::ptrdiff_t>(slot)),
+                         std::make_move_iterator(variables_.end()));
+            variables_.resize(slot);
+          }
           variables_.push_back(std::move(v));
           variables_.back().resolve_pointer();
           bool ok = eval(*node.rhs, in, emit);
           variables_.pop_back();
+          for (auto& value : above) variables_.push_back(std::move(value));
           return ok;
         };
         return eval(*node.lhs, in, bind);

@@ -370,3 +370,13 @@ TEST_CASE("floor natively on numbers, with jq's values and locations; other type
     CHECK(native->run(*object.doc, false, r) == NativeExpression::Outcome::Unsupported);
   }
 }
+
+// A term that binds variables emits while they are bound: the body after `as $y` must not see them (the catalog's
+// KServe worker count nests binds this way; the native evaluator read the term's $r for $y).
+TEST_CASE("a bind whose term binds its own variables: the body sees its own scope") {
+  const std::string object = R"({"x":3,"y":{"a":1},"z":{"n":2}})";
+  agree(".x as $p | (.y as $r | $r) as $w | (.z as $r | $r) as $h | $h", object);
+  agree("(.y as $r | $r) as $w | (.z as $r | $r) as $h | $w", object);
+  agree(".x as $p | (.y as $r | (.z as $q | $q.n) as $m | $m + $p) as $w | $w + $p", object);
+  agree("(.y as $r | $r.a, $r.a + 1) as $w | $w * 10", object);
+}

@@ -72,6 +72,33 @@ TEST_CASE("LLMInferenceService: the pods KServe's llmisvc controller starts") {
   }
 }
 
+// kserve/website docs/model-serving/generative-inference/multi-node/multi-node.md ("How to Set GPU Allocation per
+// Node", cases 1 to 3) and computeRayNodeAndGPUs in KServe's predictor reconciler.
+TEST_CASE("InferenceService workerSpec: KServe's Ray node count") {
+  auto isvc = [](const std::string& head_gpus, const std::string& worker) {
+    return "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m}\nspec:\n  predictor:\n"
+           "    model: {modelFormat: {name: huggingface}" +
+           (head_gpus.empty() ? std::string() : ", resources: {requests: {nvidia.com/gpu: \"" + head_gpus + "\"}}") +
+           "}\n    workerSpec: " + worker + "\n";
+  };
+  const std::string eight = ", containers: [{name: worker-container, resources: {requests: {nvidia.com/gpu: \"8\"}}}]";
+  // Case 1: 2 x 8 GPUs, 8 per worker pod: 2 pods (the head and one worker).
+  CHECK(pods_by_component(isvc("", "{pipelineParallelSize: 2, tensorParallelSize: 8" + eight + "}")) ==
+        "predictor=1 worker=1");
+  // Case 3: 8 GPUs, 8 per pod: the head alone.
+  CHECK(pods_by_component(isvc("", "{pipelineParallelSize: 1, tensorParallelSize: 8" + eight + "}")) ==
+        "predictor=1 worker=0");
+  // A head that holds every GPU runs alone; a head with some runs the rest on one-GPU workers.
+  CHECK(pods_by_component(isvc("16", "{pipelineParallelSize: 2, tensorParallelSize: 8" + eight + "}")) ==
+        "predictor=1 worker=0");
+  CHECK(pods_by_component(isvc("4", "{pipelineParallelSize: 2, tensorParallelSize: 4}")) == "predictor=1 worker=4");
+  // No GPU count in the object: one Ray node per GPU; 3 GPUs over 2-GPU workers: ceil(3 / 2) = 2 nodes.
+  CHECK(pods_by_component(isvc("", "{pipelineParallelSize: 4, tensorParallelSize: 1}")) == "predictor=1 worker=3");
+  CHECK(pods_by_component(isvc("",
+                               "{pipelineParallelSize: 3, containers: [{name: w, resources: {limits: "
+                               "{nvidia.com/gpu: 2}}}]}")) == "predictor=1 worker=1");
+}
+
 // agent-sandbox api/v1alpha1 (replicas: 0 or 1, default 1) and api/v1beta1 (operatingMode, default Running).
 TEST_CASE("Sandbox: one pod unless scaled to zero or suspended") {
   const std::string tmpl = "  podTemplate: {spec: {containers: [{name: a, image: x}]}}\n";
