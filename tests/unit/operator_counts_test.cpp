@@ -24,6 +24,20 @@ std::string pods_by_component(const std::string& yaml) {
   return out;
 }
 
+// The workload's total requests, as "name=quantity" joined by spaces.
+std::string total_requests(const std::string& yaml) {
+  auto objects = test::parse_yaml(yaml);
+  REQUIRE(objects.size() == 1);
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  CHECK(view.warnings.empty());
+  std::string out;
+  for (const auto& [name, quantity] : view.total_requests)
+    out += (out.empty() ? "" : " ") + name + "=" + quantity.str();
+  return out;
+}
+
 std::string llm_inference_service(const std::string& version, const std::string& annotations, const std::string& spec) {
   return "apiVersion: serving.kserve.io/" + version + "\nkind: LLMInferenceService\nmetadata: {name: m" + annotations +
          "}\nspec:\n" + spec;
@@ -97,6 +111,26 @@ TEST_CASE("InferenceService workerSpec: KServe's Ray node count") {
   CHECK(pods_by_component(isvc("",
                                "{pipelineParallelSize: 3, containers: [{name: w, resources: {limits: "
                                "{nvidia.com/gpu: 2}}}]}")) == "predictor=1 worker=1");
+}
+
+// Dynamo v1alpha1 (deploy/cloud/operator graph.go and controller_common.GetResourcesConfig): the main container's
+// resources, with the service's own cpu, memory, gpu (under gpuType) and custom entries copied over them.
+TEST_CASE("DynamoGraphDeployment v1alpha1: resources as the operator merges them") {
+  auto graph = [](const std::string& service) {
+    return "apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata: {name: g}\nspec:\n  services:\n"
+           "    Worker: " +
+           service + "\n";
+  };
+  // GPUs asked for on the main container only.
+  CHECK(total_requests(graph("{replicas: 2, extraPodSpec: {mainContainer: {image: x, resources: {limits: "
+                             "{nvidia.com/gpu: \"2\"}, requests: {cpu: \"1\"}}}}}")) == "cpu=2 nvidia.com/gpu=4");
+  // The service's resources win key by key, and the main container's other keys stay.
+  CHECK(total_requests(graph("{resources: {requests: {cpu: \"4\"}}, extraPodSpec: {mainContainer: {resources: "
+                             "{requests: {cpu: \"1\", memory: 1Gi, nvidia.com/gpu: \"1\"}}}}}")) ==
+        "cpu=4 memory=1073741824 nvidia.com/gpu=1");
+  // gpuType names the resource; custom entries are resources of their own name.
+  CHECK(total_requests(graph("{resources: {limits: {gpu: \"8\", gpuType: amd.com/gpu, custom: "
+                             "{rdma/ib: \"1\"}}}}")) == "amd.com/gpu=8 rdma/ib=1");
 }
 
 // agent-sandbox api/v1alpha1 (replicas: 0 or 1, default 1) and api/v1beta1 (operatingMode, default Running).
