@@ -4,10 +4,14 @@
 # catalog) and the kept corpus do not. The unit tests replay the kept corpus on every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=build-sanitize/fuzz
+# FUZZ_WORK names another run's directory (seeds-<target>/ and <target>/ inside); targets without a run there are
+# skipped.
+work=${FUZZ_WORK:-build-sanitize/fuzz}
 export ASAN_OPTIONS=detect_leaks=0
-for target in admission definitions native_vs_jq policy; do
-  [[ -d $work/$target ]] || { echo "no run of $target in $work: run scripts/sanitize-and-fuzz.sh first" >&2; exit 1; }
+merged=0
+for target in admission definitions native_vs_jq policy watch_events kubeconfig; do
+  [[ -d $work/$target && -d $work/seeds-$target ]] || continue
+  merged=$((merged + 1))
   base=$(mktemp -d)
   cp "$work/seeds-$target"/* "$base/"  # the seeds include the kept corpus
   before=$(ls "$base" | wc -l)
@@ -23,3 +27,4 @@ for target in admission definitions native_vs_jq policy; do
   echo "$target: $before seeds, $added inputs added to tests/fuzz/corpus/$target ($(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$work/merge-$target.log" | tail -1))"
   rm -rf "$base"
 done
+[[ $merged -gt 0 ]] || { echo "no fuzz run in $work: run scripts/sanitize-and-fuzz.sh first" >&2; exit 1; }
