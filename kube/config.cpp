@@ -35,7 +35,7 @@ bool base64_decode(const std::string& in, std::string& out) {
   std::string text;
   for (char c : in)
     if (!std::isspace(static_cast<unsigned char>(c))) text += c;
-  out.resize(boost::beast::detail::base64::decoded_size(text.size()));
+  out.resize((text.size() + 3) / 4 * 3);  // decoded_size() is n / 4 * 3, but an unpadded tail writes up to 3 more
   const auto [written, read] = boost::beast::detail::base64::decode(out.data(), text.data(), text.size());
   out.resize(written);
   return text.find_first_not_of('=', read) == std::string::npos && text.size() - read <= 2;

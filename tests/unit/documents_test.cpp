@@ -64,7 +64,8 @@ TEST_CASE("a document whose aliases expand past 16 MiB of JSON is refused, quick
   Diagnostics errors;
   const auto started = std::chrono::steady_clock::now();
   auto docs = read_documents(yaml, "laughs.yaml", errors);
-  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+  // 0.4 s in a release build, 3 s under ASan on a loaded 2-core machine; unbounded, it ran out of 2 GiB.
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(20));
   CHECK(docs.empty());
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].str().find("laughs.yaml:") == 0);

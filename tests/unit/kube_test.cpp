@@ -100,6 +100,10 @@ current-context: x
 contexts: [{name: x, context: {cluster: c}}]
 current-context: x
 )"},
+       {"unpadded", R"(clusters: [{name: c, cluster: {server: "https://h", certificate-authority-data: "Q0EgUEVNIQ"}}]
+contexts: [{name: x, context: {cluster: c}}]
+current-context: x
+)"},
        {"not-base64", R"(clusters: [{name: c, cluster: {server: "https://h", certificate-authority-data: "Q0E*UEVN"}}]
 contexts: [{name: x, context: {cluster: c}}]
 current-context: x
@@ -116,6 +120,11 @@ current-context: x
   config = kube::config_from_kubeconfig(dir + "/wrapped", error);
   REQUIRE(config);
   CHECK(config->ca_pem == "CA PEM!");  // base64 over two lines, with padding
+  // Without padding: Beast's decoder writes past decoded_size() for such a tail (ASan, on the kept fuzz corpus).
+  config = kube::config_from_kubeconfig(dir + "/unpadded", error);
+  INFO(error);
+  REQUIRE(config);
+  CHECK(config->ca_pem == "CA PEM!");
 
   CHECK_FALSE(kube::config_from_kubeconfig(dir + "/not-base64", error));
   CHECK(error.find("certificate-authority-data is not base64") != std::string::npos);
