@@ -243,6 +243,14 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
       view.total_pods += i.pods;
       add_into(view.total_requests, i.total_requests);
     }
+  // Pods that no template in the object describes (a KServe LLMInferenceService whose pod spec comes from a config)
+  // can be neither counted nor edited: an empty view would be a silent wrong answer.
+  const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),
+                                      [](const ComponentDefinition& c) { return c.bears_pods(); });
+  if (bears_pods && view.pod_template_count() == 0 && view.warnings.empty())
+    view.warnings.push_back(
+        "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
+        "object) that workload-map does not read");
   view.gangs = compute_gangs(definition, view.components, options.gang_rule, doc, view.warnings);
   if (options.status && definition.root().status)
     view.phases = evaluate_status(*definition.root().status, doc, view.warnings);

@@ -133,6 +133,19 @@ TEST_CASE("DynamoGraphDeployment v1alpha1: resources as the operator merges them
                              "{rdma/ib: \"1\"}}}}")) == "amd.com/gpu=8 rdma/ib=1");
 }
 
+// An LLMInferenceService may take its whole pod spec from an LLMInferenceServiceConfig (spec.baseRefs, or KServe's
+// well-known defaults): nothing in the object says what its pods are, so it is not understood (the failure policy
+// decides), never an empty view that would let the webhook admit it unedited without a word.
+TEST_CASE("a workload whose pods no template in the object describes is not understood") {
+  auto objects = test::parse_yaml(llm_inference_service(
+      "v1alpha2", "", "  model: {uri: hf://facebook/opt-125m}\n  replicas: 2\n  router: {scheduler: {}, route: {}}\n"));
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  REQUIRE(view.warnings.size() == 1);
+  CHECK_THAT(view.warnings[0], Catch::StartsWith("no pod template or pod spec where the definition looks"));
+}
+
 // agent-sandbox api/v1alpha1 (replicas: 0 or 1, default 1) and api/v1beta1 (operatingMode, default Running).
 TEST_CASE("Sandbox: one pod unless scaled to zero or suspended") {
   const std::string tmpl = "  podTemplate: {spec: {containers: [{name: a, image: x}]}}\n";
