@@ -456,6 +456,7 @@ class Emit {
 class Evaluator {
  public:
   Evaluator(bool want_pointers, EvalResult& result) : want_pointers_(want_pointers), result_(result) {}
+
   bool unsupported = false;
 
   bool eval(const NativeNode& node, const Value& in, Emit emit) {
@@ -587,8 +588,11 @@ class Evaluator {
           return false;
         };
         if (eval(*node.lhs, in, guarded)) return true;
-        if (downstream_failed || unsupported || stopped_) return false;
-        result_.error.clear();  // the error was the term's own: swallow it and end its stream
+        if (unsupported || stopped_) return false;
+        if (downstream_failed && result_.error.empty()) return false;  // a consumer's own stop, not an error
+        // jq 1.6 catches an error at its try's fork point wherever it was raised, in the term or in what consumes
+        // its outputs: `(1)? | error("x")` gives nothing, quietly. The stream ends there.
+        result_.error.clear();
         return true;
       }
       case T::Pipe: {
