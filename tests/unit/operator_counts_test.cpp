@@ -9,14 +9,20 @@ namespace wm {
 
 namespace {
 
-// Pods per component of the one object in `yaml`, as "component=pods" joined by spaces.
-std::string pods_by_component(const std::string& yaml) {
+// The catalog's view of the one object in `yaml`, which it must understand without a warning.
+WorkloadView view_of(const std::string& yaml) {
   auto objects = test::parse_yaml(yaml);
   REQUIRE(objects.size() == 1);
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
   WorkloadView view = build_view(*match.definition, *objects[0].doc);
   CHECK(view.warnings.empty());
+  return view;
+}
+
+// Pods per component of the one object in `yaml`, as "component=pods" joined by spaces.
+std::string pods_by_component(const std::string& yaml) {
+  const WorkloadView view = view_of(yaml);
   std::string out;
   for (const auto& c : view.components)
     for (const auto& i : c.instances)
@@ -26,12 +32,7 @@ std::string pods_by_component(const std::string& yaml) {
 
 // The workload's total requests, as "name=quantity" joined by spaces.
 std::string total_requests(const std::string& yaml) {
-  auto objects = test::parse_yaml(yaml);
-  REQUIRE(objects.size() == 1);
-  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
-  REQUIRE(match.definition);
-  WorkloadView view = build_view(*match.definition, *objects[0].doc);
-  CHECK(view.warnings.empty());
+  const WorkloadView view = view_of(yaml);
   std::string out;
   for (const auto& [name, quantity] : view.total_requests)
     out += (out.empty() ? "" : " ") + name + "=" + quantity.str();
