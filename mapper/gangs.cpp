@@ -16,11 +16,22 @@ namespace {
 
 // An instance's share of a gang. Under Minimum, a minReplicasPath value (in pods, like replicasPath) is the
 // least the workload can run with: 0 means the component may start with none, like an autoscaled Ray worker
-// group (KAI's Ray grouper counts minReplicas x numOfHosts there). Never more than the pods it starts.
+// group (KAI's Ray grouper counts minReplicas x numOfHosts there). It is taken as the scheduler takes it, even
+// past the pods the workload starts: KAI copies a PyTorchJob's minAvailable unchecked (pytorch_grouper.go), and
+// such a gang never starts. `GangGroupView::pods` beside it tells (see unmeetable_gangs).
 long long instance_minimum(const InstanceView& instance, GangRule rule) {
   if (instance.shape == PodShape::Logical) return 0;
-  if (rule == GangRule::Minimum && instance.min_replicas) return std::min(*instance.min_replicas, instance.pods);
+  if (rule == GangRule::Minimum && instance.min_replicas) return std::max(*instance.min_replicas, 0LL);
   return instance.pods;
+}
+
+// The pods one copy of the gang starts: those of its members' pod templates that its filters keep.
+long long gang_pods(const GangGroupView& gang, const std::vector<ComponentView>& components) {
+  long long pods = 0;
+  for (const auto& c : components)
+    for (const auto& i : c.instances)
+      if (i.shape != PodShape::Logical && gang.counts(c.name, i.id)) pods += i.pods;
+  return pods / std::max(gang.copies, 1LL);
 }
 
 // One pod template as the pod it makes, for filters written against pods.
@@ -179,7 +190,17 @@ std::vector<GangGroupView> compute_gangs(const Definition& definition, const std
     g.min_member = builder.subtree(definition.root().name, g.members);
     gangs.push_back(std::move(g));
   }
+  for (auto& g : gangs) g.pods = gang_pods(g, components);
   return gangs;
+}
+
+std::vector<std::string> unmeetable_gangs(const std::vector<GangGroupView>& gangs) {
+  std::vector<std::string> out;
+  for (const auto& g : gangs)
+    if (g.pods > 0 && g.min_member > g.pods)
+      out.push_back("gang \"" + g.name + "\" needs " + std::to_string(g.min_member) + " pods placed at once but " +
+                    (g.copies > 1 ? "each copy starts " : "starts ") + std::to_string(g.pods));
+  return out;
 }
 
 std::vector<GangMember> gang_members(const GangGroupView& gang, const std::vector<ComponentView>& components,

@@ -56,6 +56,7 @@ std::string gangs_json(const std::vector<GangGroupView>& gangs) {
     string_field(out, "name", g.name);
     strings(out, "members", g.members);
     number_field(out, "minMember", g.min_member);
+    number_field(out, "pods", g.pods);
     topology_field(out, g.topology);
     key(out, "subGroups");
     out.push_back('[');

@@ -63,7 +63,8 @@ struct GangSubGroupView {
 struct GangGroupView {
   std::string name;
   std::vector<std::string> members;  // component names, descendants included
-  long long min_member = 0;          // pods that must start together
+  long long min_member = 0;          // pods that must start together, as the scheduler counts them
+  long long pods = 0;                // pods one copy of the gang starts (less than min_member: it never starts)
   std::vector<GangSubGroupView> sub_groups;
   std::optional<TopologyConstraint> topology;
   long long copies = 1;  // identical gangs, one per replica of the grouping component (LeaderWorkerSet groups)

@@ -230,10 +230,21 @@ class Reviewer {
     return simdjson::to_string(before) != simdjson::to_string(after);
   }
 
+  // Gangs the profile's scheduler would wait on for ever; refused or warned of, as the rule says.
+  std::vector<std::string> unmeetable() const {
+    std::vector<std::string> out;
+    const std::string scheduler = profile_.scheduler_name ? *profile_.scheduler_name : "its scheduler";
+    for (const auto& why : unmeetable_gangs(view_.gangs))
+      out.push_back(display_name(view_, req_.namespace_name) + " never starts under " + scheduler + ": " + why);
+    return out;
+  }
+
   std::vector<std::string> violations() {
     std::vector<std::string> out;
     const Limits& limits = rule_.limits;
     const std::string who = display_name(view_, req_.namespace_name);
+    if (limits.refuse_unmeetable_gangs)
+      for (auto& v : unmeetable()) out.push_back(std::move(v));
     const std::string scope = "the limit for namespace " + namespace_name_;
     for (const auto& [resource, limit] : limits.resources) {
       auto it = view_.total_requests.find(resource);
@@ -310,6 +321,17 @@ struct Controller {
   std::string_view api_version, kind;
 };
 
+// An object a Pod owns, as controller or not, is that pod's helper and never a workload of its own: a scheduler's
+// stand-in for the pod (YuniKorn's gang placeholders are owned by the pod they hold a place for, not as controller:
+// k8shim pkg/cache/metadata.go getOwnerReference) must keep what the scheduler wrote on it, or the gang never forms.
+bool owned_by_a_pod(simdjson::dom::element object) {
+  simdjson::dom::array owners;
+  if (object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return false;
+  for (simdjson::dom::element owner : owners)
+    if (string_member(owner, "kind") == "Pod" && string_member(owner, "apiVersion") == "v1") return true;
+  return false;
+}
+
 std::optional<Controller> controller_of(simdjson::dom::element object) {
   simdjson::dom::array owners;
   if (object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return std::nullopt;
@@ -382,6 +404,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   const std::optional<Controller> controller = controller_of(req.object);
   if (controller && state.catalog->part_of_a_workload(controller->api_version, controller->kind))
     return allow("controlled");
+  if (owned_by_a_pod(req.object)) return allow("controlled");
 
   // The mapper cannot make sense of this object: the rule's failure policy decides.
   std::vector<std::string> warnings;
@@ -411,6 +434,8 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
 
   Reviewer reviewer(req, *rule, view, doc, !controller);
   if (endpoint == Endpoint::Validate) {
+    if (!rule->limits.refuse_unmeetable_gangs)
+      for (auto& w : reviewer.unmeetable()) warnings.push_back(std::move(w));
     auto violations = reviewer.violations();
     if (violations.empty()) return allow("allowed", warnings);
     std::string denial;

@@ -53,6 +53,12 @@ std::string task_groups_json(const std::vector<GangMember>& members, simdjson::d
 }
 
 std::string task_min_members_json(const std::vector<GangMember>& members) {
+  // Pods name their task by their template ({{instance}}), so members that share one template (a LeaderWorkerSet
+  // without a leaderTemplate: leader and workers) all name one task, and a minimum per member asks for pods that
+  // never come: Volcano's gang check fails for ever ("Not enough valid pods of each task"). No task minimums then.
+  for (size_t a = 0; a < members.size(); ++a)
+    for (size_t b = a + 1; b < members.size(); ++b)
+      if (members[a].instance->location == members[b].instance->location) return {};
   std::string out = "{";
   for (const auto& m : members) {
     if (out.size() > 1) out.push_back(',');

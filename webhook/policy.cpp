@@ -111,7 +111,7 @@ class PolicyReader {
     if (!node.IsDefined() || node.IsNull()) return l;
     if (!keys(node, field,
               {"resources", "maxPods", "requireQueue", "allowedSchedulers", "requireRequestsWithGPUs",
-               "forbidSchedulerOverride"}))
+               "forbidSchedulerOverride", "refuseUnmeetableGangs"}))
       return l;
     if (YAML::Node r = node["resources"]; r.IsDefined()) {
       if (!r.IsMap()) error(r, field + ".resources", "must map resource names to quantities");
@@ -134,6 +134,7 @@ class PolicyReader {
     l.allowed_schedulers = strings(node["allowedSchedulers"], field + ".allowedSchedulers");
     l.require_requests_with_gpus = boolean(node["requireRequestsWithGPUs"], field + ".requireRequestsWithGPUs", false);
     l.forbid_scheduler_override = boolean(node["forbidSchedulerOverride"], field + ".forbidSchedulerOverride", false);
+    l.refuse_unmeetable_gangs = boolean(node["refuseUnmeetableGangs"], field + ".refuseUnmeetableGangs", false);
     return l;
   }
 

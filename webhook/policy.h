@@ -53,6 +53,8 @@ struct Limits {
   std::vector<std::string> allowed_schedulers;
   bool require_requests_with_gpus = false;  // containers with GPU limits must request cpu and memory
   bool forbid_scheduler_override = false;   // a schedulerName set by the user must be the profile's
+  // A gang whose minimum is more than its pods never starts: refused when set, else admitted with a warning.
+  bool refuse_unmeetable_gangs = false;
 };
 
 enum class FailurePolicy { Fail, Ignore };

@@ -117,7 +117,7 @@ TEST_CASE("pods made by kube-controller-manager carry their top-level workload's
     CHECK(webhook.requests("mutate", "Job", "controlled") >= 2);
     CHECK(webhook.requests("mutate", "JobSet", "patched") >= 1);
   }
-  SECTION("LeaderWorkerSet -> StatefulSets and Pods (the real LWS controller)") {
+  SECTION("LeaderWorkerSet -> StatefulSets and Pods (the real LWS controller), handed to LWS's own integration") {
     const std::string lws = create(ns, std::string(R"({"apiVersion":"leaderworkerset.x-k8s.io/v1",
       "kind":"LeaderWorkerSet","metadata":{"name":"serve"},"spec":{"replicas":2,"leaderWorkerTemplate":{"size":2,
       "workerTemplate":{"spec":{"containers":)") +
@@ -125,12 +125,18 @@ TEST_CASE("pods made by kube-controller-manager carry their top-level workload's
     simdjson::dom::parser parser;
     simdjson::dom::element stored;
     REQUIRE(parser.parse(lws).get(stored) == simdjson::SUCCESS);
-    const std::string group = string_at(
-        stored, "/spec/leaderWorkerTemplate/workerTemplate/metadata/annotations/scheduling.k8s.io~1group-name");
-    REQUIRE(group != "<missing>");
+    // The groups share their templates: LWS's Volcano integration names each group's PodGroup on its pods, and
+    // reads the queue from the LWS (policy.yaml, the volcano profile's LeaderWorkerSet override).
+    CHECK(string_at(stored, "/metadata/annotations/scheduling.volcano.sh~1queue-name") == "research");
+    CHECK(string_at(stored, "/metadata/annotations/workload-map.io~1group-name") == "<missing>");
     // The leader StatefulSet makes 2 leader Pods; each leader Pod makes its group's worker StatefulSet, which makes
     // 1 worker Pod: 3 StatefulSets and 4 Pods, none of them a workload of its own.
-    check_group(ns, wait_for_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve", 4), group);
+    for (const auto& pod : wait_for_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve", 4)) {
+      auto object = cluster.get_json(parser, {"get", pod, "-n", ns});
+      INFO(pod);
+      CHECK(string_at(object, "/spec/schedulerName") == "volcano");
+      CHECK(string_at(object, "/metadata/annotations/scheduling.k8s.io~1group-name") == "<missing>");
+    }
     CHECK(webhook.requests("mutate", "StatefulSet", "controlled") >= 3);
     CHECK(webhook.requests("mutate", "Pod", "controlled") >= 4);
   }

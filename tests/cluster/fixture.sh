@@ -3,11 +3,16 @@
 #   fixture.sh up DIR     a fresh control plane in DIR (up.sh) with every upstream CRD of ../shared/crds installed
 #                         as a user installs them (server-side apply: most are over client-side apply's size limit),
 #                         and the real JobSet and LeaderWorkerSet controllers (operator.sh)
+#   fixture.sh up DIR --lws-gang-scheduling volcano
+#                         the same, with LeaderWorkerSet's own gang scheduling on (its Configuration's
+#                         gangSchedulingManagement.schedulerProvider), as a cluster running Volcano sets it
 #   fixture.sh down DIR   stops it (down.sh)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[[ $# -eq 2 ]] || { echo "usage: $0 up|down DIR" >&2; exit 2; }
+[[ $# -eq 2 || ($# -eq 4 && $3 == --lws-gang-scheduling) ]] ||
+  { echo "usage: $0 up|down DIR [--lws-gang-scheduling PROVIDER]" >&2; exit 2; }
 dir=$2
+lws_provider=${4:-}
 case $1 in
   down) exec "$here/down.sh" "$dir" ;;
   up) ;;
@@ -33,6 +38,7 @@ if ! kubectl apply --server-side -f "$crds" >"$dir/logs/crds.log" 2>&1 || ! esta
   exit 1
 fi
 echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from $crds" >&2
-for operator in jobset lws; do
-  "$here/operator.sh" "$operator" "$dir" || { "$here/down.sh" "$dir"; exit 1; }
-done
+"$here/operator.sh" jobset "$dir" || { "$here/down.sh" "$dir"; exit 1; }
+lws_config=""
+[[ -n $lws_provider ]] && lws_config="gangSchedulingManagement: {schedulerProvider: $lws_provider}"
+WM_OPERATOR_CONFIG=$lws_config "$here/operator.sh" lws "$dir" || { "$here/down.sh" "$dir"; exit 1; }

@@ -18,3 +18,48 @@ start() {
   setsid "$@" > "$dir/logs/$name.log" 2>&1 < /dev/null &
   echo $! > "$dir/pids/$name"
 }
+
+# run_operator NAME DIR MODULE_DIR BINARY [CONFIG]: a controller-runtime operator beside the control plane of up.sh
+# DIR, as its own manifests install it (see operator.sh). MODULE_DIR holds its go.mod and operator.conf (module,
+# package, config_api, webhooks); CONFIG is more of its Configuration, as YAML. Logs in DIR/logs/NAME-controller.log.
+run_operator() {
+  local name=$1 dir=$2 module_dir=$3 binary=$4 config_extra=${5:-}
+  local module package config_api webhooks
+  [[ -f $module_dir/operator.conf ]] || { echo "run_operator: no $module_dir/operator.conf" >&2; return 2; }
+  source "$module_dir/operator.conf"
+  local bin=${WM_CLUSTER_BIN:-$(dirname "${BASH_SOURCE[0]}")/../../build/cluster/bin}
+  local kubectl=("$bin/kubectl" --kubeconfig "$dir/kubeconfig")
+  local source_dir version webhook_port health_port ca
+  source_dir=$(cd "$module_dir" && go list -m -f '{{.Dir}}' "$module")
+  version=$(cd "$module_dir" && go list -m -f '{{.Version}}' "$module")
+
+  webhook_port=$(free_port) && health_port=$(free_port)
+  cat > "$dir/$name-config.yaml" <<CONFIG
+apiVersion: $config_api
+kind: Configuration
+leaderElection: {leaderElect: false}
+internalCertManagement: {enable: false}
+webhook: {host: 127.0.0.1, port: $webhook_port, certDir: "$dir/pki/webhooks"}
+metrics: {bindAddress: "0"}
+health: {healthProbeBindAddress: "127.0.0.1:$health_port"}
+$config_extra
+CONFIG
+  start "$dir" "$name-controller" "$binary" --config "$dir/$name-config.yaml" --kubeconfig "$dir/kubeconfig"
+
+  ca=$(base64 -w0 < "$dir/pki/ca.crt")
+  "${kubectl[@]}" kustomize "$source_dir/$webhooks" |
+    "${kubectl[@]}" create --dry-run=client -o json -f - |
+    jq --arg name "$name" --arg base "https://127.0.0.1:$webhook_port" --arg ca "$ca" '
+      select(.kind | endswith("WebhookConfiguration"))
+      | .metadata.name = $name + "-" + .metadata.name
+      | .webhooks |= map(.clientConfig = {url: ($base + .clientConfig.service.path), caBundle: $ca})' |
+    "${kubectl[@]}" apply --server-side -f - > "$dir/logs/$name-webhooks.log"
+
+  local log=$dir/logs/$name-controller.log deadline=$((SECONDS + 60))
+  until curl -sf "http://127.0.0.1:$health_port/readyz" > /dev/null; do
+    kill -0 "$(cat "$dir/pids/$name-controller")" 2>/dev/null || { tail -n 30 "$log" >&2; return 1; }
+    ((SECONDS < deadline)) || { echo "run_operator: $name not ready after 60 s" >&2; tail -n 30 "$log" >&2; return 1; }
+    sleep 0.5
+  done
+  echo "run_operator: $name $version ready (webhooks at 127.0.0.1:$webhook_port)" >&2
+}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Starts a real control plane on loopback for tests: etcd, kube-apiserver and kube-controller-manager (garbage
-# collector; job, cronjob, deployment, replicaset, statefulset, namespace and service-account controllers). No
-# nodes and no scheduler: pods stay Pending, which is enough to read what they carry.
+# collector; node lifecycle; job, cronjob, deployment, replicaset, statefulset, namespace and service-account
+# controllers). No nodes and no scheduler: pods stay Pending, which is enough to read what they carry.
+# tests/cluster/nodes.sh adds fake nodes (the node lifecycle controller lifts their not-ready taint once KWOK makes
+# them Ready) and tests/cluster/scheduler.sh a scheduler.
 #   tests/cluster/up.sh DIR
 # DIR holds the state, the logs (DIR/logs), the PIDs (DIR/pids), self-made certificates (DIR/pki: a CA, the API
 # server's serving certificate, the service-account key pair, an admin client certificate, a loopback serving
@@ -95,7 +97,7 @@ start "$dir" kube-apiserver "$bin/kube-apiserver" \
 # --- kube-controller-manager ---------------------------------------------------------------------------------
 start "$dir" kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig "$dir/kubeconfig" --secure-port 0 --leader-elect=false \
-  --controllers garbage-collector-controller,job-controller,cronjob-controller,deployment-controller,replicaset-controller,statefulset-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller \
+  --controllers garbage-collector-controller,node-lifecycle-controller,job-controller,cronjob-controller,deployment-controller,replicaset-controller,statefulset-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller \
   --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
   --use-service-account-credentials=false --v 1
 

@@ -40,7 +40,7 @@ bool grouped(const std::string& patch) {
 
 }  // namespace
 
-TEST_CASE("an object whose controller is a catalog kind is neither edited nor checked again") {
+TEST_CASE("an object whose controller is a catalog kind, or that a Pod owns, is neither edited nor checked again") {
   ServerProcess server({"--policy", write_temp("policy-hierarchy.yaml", policy_with_rules(kVolcanoWithQuota))});
   HttpsClient client(server.port());
   const std::string replica_set_controller =
@@ -64,11 +64,20 @@ TEST_CASE("an object whose controller is a catalog kind is neither edited nor ch
     MutateAnswer refused = parse_answer(client.post("/validate", admission_review(pod_owned_by(owner), "team-a")).body);
     CHECK_FALSE(refused.allowed);
   }
+  // A Pod that a Pod owns, not as controller: YuniKorn's gang placeholder for it (k8shim getOwnerReference). Editing
+  // it would rename its app and task group, and the gang it holds a place for would never form (seen with the real
+  // YuniKorn in tests/cluster/gang_scheduling_test.cpp).
+  const std::string placeholder = pod_owned_by(
+      R"({"apiVersion":"v1","kind":"Pod","name":"train-0","uid":"u3","controller":false,"blockOwnerDeletion":true})");
+  MutateAnswer kept = parse_answer(client.post("/mutate", admission_review(placeholder, "team-a")).body);
+  CHECK(kept.allowed);
+  CHECK(kept.patch.empty());
+  CHECK(parse_answer(client.post("/validate", admission_review(placeholder, "team-a")).body).allowed);
   const std::string metrics = client.get("/metrics").body;
   CHECK_THAT(metrics,
-             Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",kind="Pod",outcome="controlled"} 1)"));
+             Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",kind="Pod",outcome="controlled"} 2)"));
   CHECK_THAT(metrics,
-             Catch::Contains(R"(workload_map_requests_total{endpoint="validate",kind="Pod",outcome="controlled"} 1)"));
+             Catch::Contains(R"(workload_map_requests_total{endpoint="validate",kind="Pod",outcome="controlled"} 2)"));
 }
 
 TEST_CASE("an UPDATE edits only the pod templates it changes, and always the workload's own metadata") {

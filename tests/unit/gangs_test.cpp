@@ -213,6 +213,40 @@ spec:
   CHECK(with("runPolicy: {schedulingPolicy: {minAvailable: 4}}") == 4);
 }
 
+// KAI copies minAvailable unchecked (pytorch_grouper.go: podGroupMetadata.MinAvailable = minAvailable; the worker
+// sub-group is max(0, minAvailable - masters)), so a PyTorchJob of 6 pods with minAvailable 33 is a gang of 33 that
+// never starts. The gang says so, with both numbers, instead of hiding it behind a gang of 6.
+TEST_CASE("PyTorchJob: a minAvailable past the pods is the scheduler's minimum, and the gang is unmeetable") {
+  auto objects = test::parse_yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: never}
+spec:
+  runPolicy: {schedulingPolicy: {minAvailable: 33}}
+  pytorchReplicaSpecs:
+    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: x}]}}}
+    Worker: {replicas: 5, template: {spec: {containers: [{name: pytorch, image: x}]}}}
+)");
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  auto gangs_under = [&](GangRule rule) {
+    ViewOptions options;
+    options.gang_rule = rule;
+    return build_view(*match.definition, *objects[0].doc, options).gangs;
+  };
+  auto gangs = gangs_under(GangRule::Minimum);
+  REQUIRE(gangs.size() == 1);
+  CHECK(gangs[0].min_member == 33);
+  CHECK(gangs[0].pods == 6);
+  auto why = unmeetable_gangs(gangs);
+  REQUIRE(why.size() == 1);
+  CHECK(why[0] == "gang \"" + gangs[0].name + "\" needs 33 pods placed at once but starts 6");
+  // Kueue admits every pod: a gang of 6.
+  auto all_pods = gangs_under(GangRule::AllPods);
+  CHECK(all_pods[0].min_member == 6);
+  CHECK(unmeetable_gangs(all_pods).empty());
+}
+
 // KAI pkg/podgrouper/podgrouper/plugins/kubeflow/mpi/mpi-grouper.go: with launcherCreationPolicy WaitForWorkersReady
 // the launcher is not in the gang until it exists (never at admission).
 TEST_CASE("MPIJob: the launcher is left out of the gang when it waits for the workers") {

@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/test_support.h"
+#include "mapper/gangs.h"
+#include "webhook/gang_values.h"
 #include "webhook/object_template.h"
 
 namespace wm::webhook {
@@ -99,6 +101,35 @@ spec:
         R"("enabled":true,"list":["x-JobSet"]}})");
   CHECK_FALSE(ObjectTemplate::parse(YAML::Load("[a]"), "podGroup", error));
   CHECK(error == "podGroup: must be an object");
+}
+
+
+// Volcano counts a task's pods by their volcano.sh/task-spec, which the profile writes per pod template. A
+// LeaderWorkerSet without a leaderTemplate makes its leader from the workerTemplate, so every pod names the same
+// task, and a minTaskMember asking for a leader is never met (the issue seen with Volcano: "Not enough valid pods
+// of each task"). Members that share a template get no task minimums; with a leaderTemplate they do.
+TEST_CASE("task minimums are left out when a gang's members share one pod template") {
+  auto task_minimums = [](const std::string& leader_template) {
+    auto objects = test::parse_yaml(R"(
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: vllm}
+spec:
+  replicas: 3
+  leaderWorkerTemplate:
+    size: 4
+)" + leader_template + R"(
+    workerTemplate: {spec: {containers: [{name: w, image: x}]}}
+)");
+    auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+    REQUIRE(match.definition);
+    WorkloadView view = build_view(*match.definition, *objects[0].doc, ViewOptions{});
+    REQUIRE(view.gangs.size() == 1);
+    return task_min_members_json(gang_members(view.gangs[0], view.components, GangRule::Minimum));
+  };
+  CHECK(task_minimums("") == "");
+  CHECK(task_minimums("    leaderTemplate: {spec: {containers: [{name: l, image: x}]}}") ==
+        R"({"leader":1,"worker":3})");
 }
 
 }  // namespace wm::webhook

@@ -1,0 +1,151 @@
+// The promise, with the schedulers as the oracle: a gang the webhook labelled starts whole or not at all, and two
+// gangs never deadlock on half the GPUs each. Real schedulers (tests/cluster/scheduler.sh) on fake GPU nodes
+// (tests/cluster/nodes.sh); the webhook registered as shipped, its cluster side writing the profile's PodGroups.
+// Nothing here binds a pod or makes a PodGroup.
+#include <catch2/catch.hpp>
+
+#include "tests/cluster/scheduler_bed.h"
+
+using namespace wm::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+const char* const kJobSetPods = "jobset.sigs.k8s.io/jobset-name=";
+
+// The same JobSet, 5 pods x 4 GPUs, on 3 nodes x 4 GPUs under default-scheduler: 3 pods bind and hold 12 GPUs, 2
+// wait for ever. The failure a gang exists to prevent.
+void default_scheduler_binds_part(const std::string& profile) {
+  start_scheduler("default");
+  const std::string pool = node_pool("nogang-" + profile);
+  add_nodes(pool, 3, 4);
+  const std::string ns = make_namespace("nogang-" + profile, true);  // no rule selects it
+  kubectl_apply(ns, jobset_yaml({.name = "train", .jobs = {{"workers", 5}}, .gpus = 4, .pool = pool}));
+  const std::string pods = std::string(kJobSetPods) + "train";
+  bool three_bound = eventually([&] { return count_pods(ns, pods).bound == 3; }, 60s, 500ms);
+  INFO(describe(ns));
+  REQUIRE(three_bound);
+  CHECK(stays([&] { PodCounts p = count_pods(ns, pods); return p.bound == 3 && p.total == 5; }, 5s));
+  CHECK(count_pods(ns, pods).running == 3);
+}
+
+// How long a gang that waited for capacity may take to start once nodes join. The Coscheduling plugin requeues the
+// pods it rejected only on a Pod add or a PodGroup add or update (EventsToRegister, scheduler-plugins v0.34.7
+// pkg/coscheduling/coscheduling.go), not on a Node add: on a quiet cluster the gang waits for kube-scheduler's
+// periodic flush of unschedulable pods, 5 minutes. The others react to the new nodes within a scheduling period.
+std::chrono::seconds capacity_wakes(const std::string& profile) {
+  return profile == "coscheduling" ? std::chrono::seconds(330) : std::chrono::seconds(60);
+}
+
+// Under `profile`, the JobSet binds no pod on 12 GPUs; two more nodes, and all 5 bind (capacity_wakes).
+void gang_starts_whole(const std::string& profile) {
+  start_scheduler(profile);
+  const std::string pool = node_pool("whole-" + profile);
+  add_nodes(pool, 3, 4);
+  const std::string ns = make_namespace("whole-" + profile, true);
+  RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args("whole-" + profile));
+  kubectl_apply(ns, jobset_yaml({.name = "train", .jobs = {{"workers", 5}}, .gpus = 4, .pool = pool}));
+  const std::string pods = std::string(kJobSetPods) + "train";
+  REQUIRE(eventually([&] { return count_pods(ns, pods).total == 5; }, 60s, 500ms));
+  {
+    INFO(describe(ns));
+    CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 15s));
+  }
+  add_nodes(pool, 2, 4);
+  bool all_bound = eventually([&] { return count_pods(ns, pods).bound == 5; }, capacity_wakes(profile), 500ms);
+  INFO(describe(ns));
+  CHECK(all_bound);
+  CHECK(eventually([&] { return count_pods(ns, pods).running == 5; }, 30s, 500ms));
+}
+
+// Two 3-pod x 4-GPU JobSets on 4 nodes x 4 GPUs: one runs whole, the other waits whole; when the first finishes,
+// the second runs.
+void gangs_never_deadlock(const std::string& profile) {
+  start_scheduler(profile);
+  const std::string pool = node_pool("pair-" + profile);
+  add_nodes(pool, 4, 4);
+  const std::string ns = make_namespace("pair-" + profile, true);
+  RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args("pair-" + profile));
+  kubectl_apply(ns, jobset_yaml({.name = "first", .jobs = {{"workers", 3}}, .gpus = 4, .pool = pool}) + "---\n" +
+                jobset_yaml({.name = "second", .jobs = {{"workers", 3}}, .gpus = 4, .pool = pool}));
+  const std::string first = std::string(kJobSetPods) + "first", second = std::string(kJobSetPods) + "second";
+  auto one_whole_one_none = [&] {
+    const PodCounts a = count_pods(ns, first), b = count_pods(ns, second);
+    return (a.bound == 3 && b.bound == 0) || (a.bound == 0 && b.bound == 3);
+  };
+  bool one_runs = eventually(one_whole_one_none, 60s, 500ms);
+  {
+    INFO(describe(ns));
+    REQUIRE(one_runs);
+    CHECK(stays(one_whole_one_none, 10s));
+  }
+  const bool first_ran = count_pods(ns, first).bound == 3;
+  const std::string& ran = first_ran ? first : second;
+  const std::string& waited = first_ran ? second : first;
+  complete_pods(ns, ran);
+  REQUIRE(eventually([&] { return count_pods(ns, ran).succeeded == 3; }, 30s, 500ms));
+  bool then_runs = eventually([&] { return count_pods(ns, waited).running == 3; }, capacity_wakes(profile) + 30s, 500ms);
+  INFO(describe(ns));
+  CHECK(then_runs);
+}
+
+}  // namespace
+
+TEST_CASE("coscheduling: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes join") {
+  default_scheduler_binds_part("coscheduling");
+  gang_starts_whole("coscheduling");
+}
+TEST_CASE("volcano: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes join") {
+  default_scheduler_binds_part("volcano");
+  gang_starts_whole("volcano");
+}
+TEST_CASE("yunikorn: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes join") {
+  default_scheduler_binds_part("yunikorn");
+  gang_starts_whole("yunikorn");
+}
+
+TEST_CASE("coscheduling: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("coscheduling"); }
+TEST_CASE("volcano: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("volcano"); }
+TEST_CASE("yunikorn: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("yunikorn"); }
+
+// A LeaderWorkerSet of 3 groups x 4 pods x 2 GPUs, no leaderTemplate (the common shape), on 16 GPUs: room for
+// exactly 2 groups. Each group is a gang of its own: 2 whole groups bind, none half. Under Volcano the groups are
+// LWS's own to gang (its Volcano integration, on in this bed's LWS: fixture.sh --lws-gang-scheduling volcano).
+TEST_CASE("volcano: a LeaderWorkerSet binds whole groups only and as many as fit") {
+  start_scheduler("volcano");
+  const std::string pool = node_pool("groups-volcano");
+  add_nodes(pool, 2, 8);
+  const std::string ns = make_namespace("groups-volcano", true);
+  RegisteredWebhook webhook(policy_for(ns, "volcano"), "base", cluster_side_args("groups-volcano"));
+  kubectl_apply(ns, R"(apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: serve}
+spec:
+  replicas: 3
+  leaderWorkerTemplate:
+    size: 4
+    workerTemplate:
+      spec:
+        nodeSelector: {workload-map.io/node-pool: )" + pool + R"(}
+        containers: [{name: vllm, image: registry.example/vllm:1, resources: {limits: {nvidia.com/gpu: 2}}}]
+)");
+  auto group_pods = [&](int group) {
+    return count_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve,leaderworkerset.sigs.k8s.io/group-index=" +
+                              std::to_string(group));
+  };
+  auto two_whole_none_half = [&] {
+    int whole = 0;
+    for (int g = 0; g < 3; ++g) {
+      const PodCounts p = group_pods(g);
+      if (p.bound != 0 && p.bound != 4) return false;
+      whole += p.bound == 4;
+    }
+    return whole == 2;
+  };
+  REQUIRE(eventually([&] { return count_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve").total == 12; }, 90s,
+                     500ms));
+  bool settled = eventually(two_whole_none_half, 90s, 500ms);
+  INFO(describe(ns));
+  REQUIRE(settled);
+  CHECK(stays(two_whole_none_half, 10s));
+}

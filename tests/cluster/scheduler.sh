@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs a real scheduler beside the control plane of tests/cluster/up.sh DIR, with its own CRDs and its upstream
+# default configuration. NAME is a folder of tests/cluster/schedulers/: its start.sh (sourced here) says how, and
+# cites the upstream install it follows; its binaries are build/cluster/bin/* (build.sh). Exits once it is ready;
+# a second call for a running scheduler does nothing. down.sh DIR stops it with the rest.
+#   tests/cluster/scheduler.sh NAME DIR      NAME: default, coscheduling, volcano, kueue, yunikorn (kai: see README)
+set -euo pipefail
+[[ $# -eq 2 ]] || { echo "usage: $0 NAME DIR" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+name=$1
+dir=$(cd "$2" && pwd)
+scheduler_dir=$here/schedulers/$name
+[[ -f $scheduler_dir/start.sh ]] || { echo "scheduler.sh: no scheduler $name ($scheduler_dir/start.sh)" >&2; exit 2; }
+bin=${WM_CLUSTER_BIN:-$here/../../build/cluster/bin}
+[[ -f $dir/kubeconfig ]] || { echo "scheduler.sh: no control plane in $dir (up.sh)" >&2; exit 1; }
+kubectl() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
+[[ -f $dir/schedulers/$name ]] && exit 0
+mkdir -p "$dir/schedulers"
+
+# The source of the module the binaries came from: its CRDs and configuration files, as released.
+module_dir() { (cd "$scheduler_dir" && go list -m -f '{{.Dir}}' "$1"); }
+# apply_crds FILE|DIR...: server-side (some are over client-side apply's size limit), then wait until served.
+apply_crds() {
+  local f
+  for f in "$@"; do kubectl apply --server-side --force-conflicts -f "$f" >> "$dir/logs/$name-crds.log"; done
+  for _ in 1 2 3 4 5; do
+    kubectl wait --for condition=established --timeout 60s crd --all >> "$dir/logs/$name-crds.log" 2>&1 && return 0
+    sleep 1
+  done
+  return 1
+}
+# wait_ready PROCESS URL: until URL answers 2xx (curl -k: the schedulers serve self-signed), or PROCESS exits.
+wait_ready() {
+  local process=$1 url=$2 deadline=$((SECONDS + 90))
+  until curl -skf "$url" > /dev/null; do
+    kill -0 "$(cat "$dir/pids/$process")" 2>/dev/null ||
+      { echo "scheduler.sh: $process exited" >&2; tail -n 30 "$dir/logs/$process.log" >&2; exit 1; }
+    ((SECONDS < deadline)) ||
+      { echo "scheduler.sh: $process not ready after 90 s" >&2; tail -n 30 "$dir/logs/$process.log" >&2; exit 1; }
+    sleep 0.5
+  done
+}
+
+source "$scheduler_dir/start.sh"
+touch "$dir/schedulers/$name"
+echo "scheduler.sh: $name ready" >&2

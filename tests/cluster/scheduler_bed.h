@@ -1,0 +1,58 @@
+// The scheduler test bed: the control plane of the `schedulers` CTest fixture, with fake GPU nodes
+// (tests/cluster/nodes.sh, KWOK) and real schedulers (tests/cluster/scheduler.sh). Every test takes a node pool
+// of its own (nodes labelled workload-map.io/node-pool=POOL, which its workloads select), so that tests never
+// compete for GPUs. Nothing here binds a pod or writes a PodGroup: the schedulers and the webhook do.
+#pragma once
+
+#include <simdjson.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "tests/cluster/cluster_support.h"
+
+namespace wm::test {
+
+// A pool name of its own for one test (`prefix`-<pid>-<n>), as make_namespace() makes namespaces.
+std::string node_pool(const std::string& prefix);
+// tests/cluster/nodes.sh: `count` Ready nodes with `gpus` nvidia.com/gpu each, in pool `pool`.
+void add_nodes(const std::string& pool, int count, int gpus);
+// tests/cluster/scheduler.sh: starts the scheduler NAME (default, coscheduling, volcano, kueue, yunikorn) once.
+void start_scheduler(const std::string& name);
+
+// The shipped policy (manifests/base/policy.yaml) with its rules replaced by one: every kind in `ns` under
+// `profile`, with queue `queue`, failing closed.
+std::string policy_for(const std::string& ns, const std::string& profile, const std::string& queue = "default");
+// The webhook as users run it beside a cluster: registered through manifests/base, and talking to the API server
+// (its cluster side writes the profile's PodGroups).
+std::vector<std::string> cluster_side_args(const std::string& identity);
+
+// A JobSet whose replicated jobs are given as (name, pods) pairs, one Job each, each pod asking for `gpus`
+// GPUs and selecting `pool`. `scheduler` sets schedulerName by hand (empty: leave it to the webhook or the default).
+struct JobSetShape {
+  std::string name;
+  std::vector<std::pair<std::string, int>> jobs;
+  int gpus = 4;
+  std::string pool;
+  std::string scheduler;
+};
+std::string jobset_yaml(const JobSetShape& shape);
+
+struct PodCounts {
+  int total = 0, bound = 0, running = 0, succeeded = 0;
+};
+// The pods in `ns` that carry `selector` (a label selector).
+PodCounts count_pods(const std::string& ns, const std::string& selector);
+// Asks KWOK to finish every pod in `ns` matching `selector` (Succeeded, exit 0).
+void complete_pods(const std::string& ns, const std::string& selector);
+// The pods' and scheduler's state, for a failing test's message.
+std::string describe(const std::string& ns);
+
+// `kubectl apply -f -` in `ns`; fails the test on error.
+void kubectl_apply(const std::string& ns, const std::string& yaml);
+
+// Holds while `check` stays true for all of `duration` (checked every second); false at its first failure.
+bool stays(const std::function<bool()>& check, std::chrono::seconds duration);
+
+}  // namespace wm::test
