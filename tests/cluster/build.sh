@@ -49,7 +49,7 @@ built=0
 for module in "${modules[@]}"; do
   dir=$here/$module
   key=${module//\//-}
-  stamp=$(cat "$dir"/{go.mod,go.sum} "$dir"/*.conf "$0" <(go version) | sha256sum | cut -c1-16)
+  stamp=$(cat "$dir"/{go.mod,go.sum} "$dir"/*.conf "$here/build.sh" <(go version) | sha256sum | cut -c1-16)
   if [[ ${1:-} != --force && -f $out/.stamp-$key && $(cat "$out/.stamp-$key") == "$stamp" ]]; then
     missing=0
     for binary in ${module_binaries[$module]}; do [[ -x $out/${binary%%=*} ]] || missing=1; done

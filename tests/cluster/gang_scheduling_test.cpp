@@ -25,7 +25,12 @@ void default_scheduler_binds_part(const std::string& profile) {
   bool three_bound = eventually([&] { return count_pods(ns, pods).bound == 3; }, 60s, 500ms);
   INFO(describe(ns));
   REQUIRE(three_bound);
-  CHECK(stays([&] { PodCounts p = count_pods(ns, pods); return p.bound == 3 && p.total == 5; }, 5s));
+  CHECK(stays(
+      [&] {
+        PodCounts p = count_pods(ns, pods);
+        return p.bound == 3 && p.total == 5;
+      },
+      5s));
   CHECK(count_pods(ns, pods).running == 3);
 }
 
@@ -67,7 +72,7 @@ void gangs_never_deadlock(const std::string& profile) {
   const std::string ns = make_namespace("pair-" + profile, true);
   RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args("pair-" + profile));
   kubectl_apply(ns, jobset_yaml({.name = "first", .jobs = {{"workers", 3}}, .gpus = 4, .pool = pool}) + "---\n" +
-                jobset_yaml({.name = "second", .jobs = {{"workers", 3}}, .gpus = 4, .pool = pool}));
+                        jobset_yaml({.name = "second", .jobs = {{"workers", 3}}, .gpus = 4, .pool = pool}));
   const std::string first = std::string(kJobSetPods) + "first", second = std::string(kJobSetPods) + "second";
   auto one_whole_one_none = [&] {
     const PodCounts a = count_pods(ns, first), b = count_pods(ns, second);
@@ -84,22 +89,29 @@ void gangs_never_deadlock(const std::string& profile) {
   const std::string& waited = first_ran ? second : first;
   complete_pods(ns, ran);
   REQUIRE(eventually([&] { return count_pods(ns, ran).succeeded == 3; }, 30s, 500ms));
-  bool then_runs = eventually([&] { return count_pods(ns, waited).running == 3; }, capacity_wakes(profile) + 30s, 500ms);
+  bool then_runs =
+      eventually([&] { return count_pods(ns, waited).running == 3; }, capacity_wakes(profile) + 30s, 500ms);
   INFO(describe(ns));
   CHECK(then_runs);
 }
 
 }  // namespace
 
-TEST_CASE("coscheduling: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes join") {
+TEST_CASE(
+    "coscheduling: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
+    "join") {
   default_scheduler_binds_part("coscheduling");
   gang_starts_whole("coscheduling");
 }
-TEST_CASE("volcano: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes join") {
+TEST_CASE(
+    "volcano: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
+    "join") {
   default_scheduler_binds_part("volcano");
   gang_starts_whole("volcano");
 }
-TEST_CASE("yunikorn: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes join") {
+TEST_CASE(
+    "yunikorn: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
+    "join") {
   default_scheduler_binds_part("yunikorn");
   gang_starts_whole("yunikorn");
 }
@@ -126,12 +138,13 @@ spec:
     size: 4
     workerTemplate:
       spec:
-        nodeSelector: {workload-map.io/node-pool: )" + pool + R"(}
+        nodeSelector: {workload-map.io/node-pool: )" +
+                        pool + R"(}
         containers: [{name: vllm, image: registry.example/vllm:1, resources: {limits: {nvidia.com/gpu: 2}}}]
 )");
   auto group_pods = [&](int group) {
-    return count_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve,leaderworkerset.sigs.k8s.io/group-index=" +
-                              std::to_string(group));
+    return count_pods(
+        ns, "leaderworkerset.sigs.k8s.io/name=serve,leaderworkerset.sigs.k8s.io/group-index=" + std::to_string(group));
   };
   auto two_whole_none_half = [&] {
     int whole = 0;
@@ -142,8 +155,7 @@ spec:
     }
     return whole == 2;
   };
-  REQUIRE(eventually([&] { return count_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve").total == 12; }, 90s,
-                     500ms));
+  REQUIRE(eventually([&] { return count_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve").total == 12; }, 90s, 500ms));
   bool settled = eventually(two_whole_none_half, 90s, 500ms);
   INFO(describe(ns));
   REQUIRE(settled);

@@ -21,10 +21,11 @@ start() {
 
 # run_operator NAME DIR MODULE_DIR BINARY [CONFIG]: a controller-runtime operator beside the control plane of up.sh
 # DIR, as its own manifests install it (see operator.sh). MODULE_DIR holds its go.mod and operator.conf (module,
-# package, config_api, webhooks); CONFIG is more of its Configuration, as YAML. Logs in DIR/logs/NAME-controller.log.
+# package, config_api, webhooks, and crds: its CRD manifests, when the release needs its own over ../shared/crds);
+# CONFIG is more of its Configuration, as YAML. Logs in DIR/logs/NAME-controller.log.
 run_operator() {
   local name=$1 dir=$2 module_dir=$3 binary=$4 config_extra=${5:-}
-  local module package config_api webhooks
+  local module package config_api webhooks crds=""
   [[ -f $module_dir/operator.conf ]] || { echo "run_operator: no $module_dir/operator.conf" >&2; return 2; }
   source "$module_dir/operator.conf"
   local bin=${WM_CLUSTER_BIN:-$(dirname "${BASH_SOURCE[0]}")/../../build/cluster/bin}
@@ -33,6 +34,10 @@ run_operator() {
   source_dir=$(cd "$module_dir" && go list -m -f '{{.Dir}}' "$module")
   version=$(cd "$module_dir" && go list -m -f '{{.Version}}' "$module")
 
+  if [[ -n $crds ]]; then
+    "${kubectl[@]}" apply --server-side --force-conflicts -f "$source_dir/$crds" > "$dir/logs/$name-crds.log"
+    "${kubectl[@]}" wait --for condition=established --timeout 60s crd --all >> "$dir/logs/$name-crds.log"
+  fi
   webhook_port=$(free_port) && health_port=$(free_port)
   cat > "$dir/$name-config.yaml" <<CONFIG
 apiVersion: $config_api

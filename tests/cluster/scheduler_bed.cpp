@@ -1,10 +1,10 @@
 #include "tests/cluster/scheduler_bed.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <thread>
-
-#include <unistd.h>
 
 #include "tests/support/test_support.h"
 
@@ -27,8 +27,8 @@ std::string node_pool(const std::string& prefix) {
 }
 
 void add_nodes(const std::string& pool, int count, int gpus) {
-  run_script("nodes.sh", {Cluster::get().dir(), std::to_string(count), "--gpus", std::to_string(gpus), "--prefix",
-                          pool});
+  run_script("nodes.sh",
+             {Cluster::get().dir(), std::to_string(count), "--gpus", std::to_string(gpus), "--prefix", pool});
 }
 
 void start_scheduler(const std::string& name) { run_script("scheduler.sh", {name, Cluster::get().dir()}); }
@@ -66,9 +66,9 @@ std::string jobset_yaml(const JobSetShape& shape) {
 }
 
 PodCounts count_pods(const std::string& ns, const std::string& selector) {
-  CommandResult r = Cluster::get().kubectl(
-      {"get", "pods", "-n", ns, "-l", selector, "-o",
-       "jsonpath={range .items[*]}{.spec.nodeName}{\" \"}{.status.phase}{\"\\n\"}{end}"});
+  CommandResult r =
+      Cluster::get().kubectl({"get", "pods", "-n", ns, "-l", selector, "-o",
+                              "jsonpath={range .items[*]}{.spec.nodeName}{\" \"}{.status.phase}{\"\\n\"}{end}"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   PodCounts counts;
@@ -94,9 +94,9 @@ void complete_pods(const std::string& ns, const std::string& selector) {
 
 std::string describe(const std::string& ns) {
   const Cluster& c = Cluster::get();
-  std::string text = c.kubectl({"get", "pods,podgroups.scheduling.x-k8s.io,podgroups.scheduling.volcano.sh", "-n",
-                                ns, "-o", "wide"})
-                         .out;
+  std::string text =
+      c.kubectl({"get", "pods,podgroups.scheduling.x-k8s.io,podgroups.scheduling.volcano.sh", "-n", ns, "-o", "wide"})
+          .out;
   text += c.kubectl({"get", "events", "-n", ns, "--sort-by", ".lastTimestamp"}).out;
   return text;
 }

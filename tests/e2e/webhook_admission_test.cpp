@@ -438,3 +438,35 @@ TEST_CASE("a served version no definition reads is not understood, never read wi
   CHECK_FALSE(patched.patch.empty());
   CHECK(patched.warnings.empty());
 }
+
+// A gang whose minimum is more than its pods never starts: KAI copies a PyTorchJob's minAvailable as it is
+// (pytorch_grouper.go). Admission says so with both numbers: a warning by default, a refusal when the rule asks.
+TEST_CASE("a PyTorchJob whose minAvailable is past its pods is warned of, or refused by refuseUnmeetableGangs") {
+  const std::string job = R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"never"},
+    "spec":{"runPolicy":{"schedulingPolicy":{"minAvailable":33}},"pytorchReplicaSpecs":{
+      "Master":{"replicas":1,"template":{"spec":{"containers":[{"name":"pytorch","image":"x"}]}}},
+      "Worker":{"replicas":5,"template":{"spec":{"containers":[{"name":"pytorch","image":"x"}]}}}}}})";
+  const std::string expected = "PyTorchJob team-a/never never starts under kai-scheduler: gang";
+  {
+    ServerProcess server(
+        {"--policy", write_temp("policy-unmeetable-warn.yaml", policy_with_rules("- name: all\n  profile: kai\n"))});
+    HttpsClient client(server.port());
+    MutateAnswer answer = parse_answer(client.post("/validate", admission_review(job, "team-a")).body);
+    CHECK(answer.allowed);
+    CHECK_THAT(answer.warnings, Catch::Contains(expected));
+    CHECK_THAT(answer.warnings, Catch::Contains("needs 33 pods placed at once but starts 6"));
+  }
+  ServerProcess server({"--policy", write_temp("policy-unmeetable-refuse.yaml",
+                                               policy_with_rules("- name: all\n  profile: kai\n  limits: "
+                                                                 "{refuseUnmeetableGangs: true}\n"))});
+  HttpsClient client(server.port());
+  HttpResponse response = client.post("/validate", admission_review(job, "team-a"));
+  MutateAnswer answer = parse_answer(response.body);
+  CHECK_FALSE(answer.allowed);
+  CHECK_THAT(response.body, Catch::Contains(expected));
+  // Kueue admits every pod at once: a gang of 6, which can start.
+  ServerProcess kueue({"--policy", write_temp("policy-unmeetable-kueue.yaml",
+                                              policy_with_rules("- name: all\n  profile: kueue\n  queue: {value: q}\n"
+                                                                "  limits: {refuseUnmeetableGangs: true}\n"))});
+  CHECK(parse_answer(HttpsClient(kueue.port()).post("/validate", admission_review(job, "team-a")).body).allowed);
+}

@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/support/test_support.h"
 #include "mapper/gangs.h"
+#include "tests/support/test_support.h"
 #include "webhook/gang_values.h"
 #include "webhook/object_template.h"
 
@@ -102,7 +102,6 @@ spec:
   CHECK_FALSE(ObjectTemplate::parse(YAML::Load("[a]"), "podGroup", error));
   CHECK(error == "podGroup: must be an object");
 }
-
 
 // Volcano counts a task's pods by their volcano.sh/task-spec, which the profile writes per pod template. A
 // LeaderWorkerSet without a leaderTemplate makes its leader from the workerTemplate, so every pod names the same
