@@ -321,12 +321,13 @@ struct Controller {
   std::string_view api_version, kind;
 };
 
-// An object a Pod owns, as controller or not, is that pod's helper and never a workload of its own: a scheduler's
-// stand-in for the pod (YuniKorn's gang placeholders are owned by the pod they hold a place for, not as controller:
-// k8shim pkg/cache/metadata.go getOwnerReference) must keep what the scheduler wrote on it, or the gang never forms.
-bool owned_by_a_pod(simdjson::dom::element object) {
+// A Pod that a Pod owns, as controller or not, is that pod's stand-in and never a workload of its own: YuniKorn's
+// gang placeholders are owned by the pod they hold a place for, not as controller (k8shim pkg/cache/metadata.go
+// getOwnerReference), and must keep the app and task group the scheduler wrote on them, or the gang never forms.
+bool pod_owned_by_a_pod(const Request& req) {
+  if (req.kind != "Pod" || req.api_version != "v1") return false;
   simdjson::dom::array owners;
-  if (object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return false;
+  if (req.object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return false;
   for (simdjson::dom::element owner : owners)
     if (string_member(owner, "kind") == "Pod" && string_member(owner, "apiVersion") == "v1") return true;
   return false;
@@ -404,7 +405,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   const std::optional<Controller> controller = controller_of(req.object);
   if (controller && state.catalog->part_of_a_workload(controller->api_version, controller->kind))
     return allow("controlled");
-  if (owned_by_a_pod(req.object)) return allow("controlled");
+  if (pod_owned_by_a_pod(req)) return allow("controlled");
 
   // The mapper cannot make sense of this object: the rule's failure policy decides.
   std::vector<std::string> warnings;

@@ -32,10 +32,11 @@ bool sets_key(const std::string& patch, std::string key) {
   return patch.find(key + "\"") != std::string::npos;
 }
 
-// Put in a gang under the Volcano profile: named on its pods, or, for Ray kinds, handed to KubeRay's own Volcano
-// integration.
+// Put in a gang under the Volcano profile: named on its pods, or handed to the operator's own Volcano integration
+// (Ray kinds: ray.io/scheduler-name; LeaderWorkerSet: the queue on the LWS, with no group name on its pods).
 bool grouped(const std::string& patch) {
-  return sets_key(patch, "scheduling.k8s.io/group-name") || sets_key(patch, "ray.io/scheduler-name");
+  return sets_key(patch, "scheduling.k8s.io/group-name") || sets_key(patch, "ray.io/scheduler-name") ||
+         sets_key(patch, "scheduling.volcano.sh/queue-name");
 }
 
 }  // namespace
