@@ -1,10 +1,13 @@
 # Shared by the scripts of tests/cluster: sourced, not run.
 
-# A free loopback port: nothing answers on it now.
+# A free loopback port: nothing answers on it now, and it is below the kernel's ephemeral range, so that no
+# outgoing connection (kubectl's, a controller's) can hold it as its local port before the server binds it.
 free_port() {
-  local port
+  local port low
+  read -r low _ < /proc/sys/net/ipv4/ip_local_port_range
+  ((low > 12000)) || low=32768
   for _ in $(seq 100); do
-    port=$((20000 + RANDOM % 40000))
+    port=$((10000 + RANDOM % (low - 10000)))
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
   done
   return 1
