@@ -194,12 +194,16 @@ std::vector<GangGroupView> compute_gangs(const Definition& definition, const std
   return gangs;
 }
 
-std::vector<std::string> unmeetable_gangs(const std::vector<GangGroupView>& gangs) {
+std::vector<std::string> unmeetable_gangs(const std::vector<GangGroupView>& gangs,
+                                          const std::vector<std::string>& names) {
   std::vector<std::string> out;
-  for (const auto& g : gangs)
+  for (size_t i = 0; i < gangs.size(); ++i) {
+    const GangGroupView& g = gangs[i];
     if (g.pods > 0 && g.min_member > g.pods)
-      out.push_back("gang \"" + g.name + "\" needs " + std::to_string(g.min_member) + " pods placed at once but " +
-                    (g.copies > 1 ? "each copy starts " : "starts ") + std::to_string(g.pods));
+      out.push_back("gang \"" + (i < names.size() ? names[i] : g.name) + "\" needs " + std::to_string(g.min_member) +
+                    " pods placed at once but " + (g.copies > 1 ? "each copy starts " : "starts ") +
+                    std::to_string(g.pods));
+  }
   return out;
 }
 

@@ -18,8 +18,10 @@ std::vector<GangGroupView> compute_gangs(const Definition& definition, const std
                                          GangRule rule, ObjectDocument& doc, std::vector<std::string>& warnings);
 
 // A gang whose minimum is more than the pods it starts never starts: the scheduler waits for pods that never
-// come. One sentence per such gang, naming both numbers (empty when every gang can start).
-std::vector<std::string> unmeetable_gangs(const std::vector<GangGroupView>& gangs);
+// come. One sentence per such gang, naming both numbers (empty when every gang can start), and the gang by
+// `names[i]` when given (the name its pods carry), else by its definition's name.
+std::vector<std::string> unmeetable_gangs(const std::vector<GangGroupView>& gangs,
+                                          const std::vector<std::string>& names = {});
 
 // A pod template a gang counts, and its share of the gang's minimum (of one copy, for gangs repeated per replica).
 struct GangMember {

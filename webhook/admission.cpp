@@ -234,7 +234,7 @@ class Reviewer {
   std::vector<std::string> unmeetable() const {
     std::vector<std::string> out;
     const std::string scheduler = profile_.scheduler_name ? *profile_.scheduler_name : "its scheduler";
-    for (const auto& why : unmeetable_gangs(view_.gangs))
+    for (const auto& why : unmeetable_gangs(view_.gangs, gang_names_))
       out.push_back(display_name(view_, req_.namespace_name) + " never starts under " + scheduler + ": " + why);
     return out;
   }

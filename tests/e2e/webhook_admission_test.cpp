@@ -454,7 +454,7 @@ TEST_CASE("a PyTorchJob whose minAvailable is past its pods is warned of, or ref
     MutateAnswer answer = parse_answer(client.post("/validate", admission_review(job, "team-a")).body);
     CHECK(answer.allowed);
     CHECK_THAT(answer.warnings, Catch::Contains(expected));
-    CHECK_THAT(answer.warnings, Catch::Contains("needs 33 pods placed at once but starts 6"));
+    CHECK_THAT(answer.warnings, Catch::Contains("gang \"never\" needs 33 pods placed at once but starts 6"));
   }
   ServerProcess server({"--policy", write_temp("policy-unmeetable-refuse.yaml",
                                                policy_with_rules("- name: all\n  profile: kai\n  limits: "
