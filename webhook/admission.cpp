@@ -321,27 +321,27 @@ struct Controller {
   std::string_view api_version, kind;
 };
 
-// A Pod that a Pod owns, as controller or not, is that pod's stand-in and never a workload of its own: YuniKorn's
-// gang placeholders are owned by the pod they hold a place for, not as controller (k8shim pkg/cache/metadata.go
-// getOwnerReference), and must keep the app and task group the scheduler wrote on them, or the gang never forms.
-bool pod_owned_by_a_pod(const Request& req) {
-  if (req.kind != "Pod" || req.api_version != "v1") return false;
-  simdjson::dom::array owners;
-  if (req.object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return false;
-  for (simdjson::dom::element owner : owners)
-    if (string_member(owner, "kind") == "Pod" && string_member(owner, "apiVersion") == "v1") return true;
-  return false;
-}
+// One walk over the object's ownerReferences: its controller, and whether a Pod owns it (as controller or not).
+// A Pod that a Pod owns is that pod's stand-in and never a workload of its own: YuniKorn's gang placeholders are
+// owned by the pod they hold a place for, not as controller (k8shim pkg/cache/metadata.go getOwnerReference), and
+// must keep the app and task group the scheduler wrote on them, or the gang never forms.
+struct Owners {
+  std::optional<Controller> controller;
+  bool pod = false;
+};
 
-std::optional<Controller> controller_of(simdjson::dom::element object) {
+Owners owners_of(simdjson::dom::element object) {
+  Owners out;
   simdjson::dom::array owners;
-  if (object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return std::nullopt;
+  if (object["metadata"]["ownerReferences"].get_array().get(owners) != simdjson::SUCCESS) return out;
   for (simdjson::dom::element owner : owners) {
+    const std::string_view api_version = string_member(owner, "apiVersion"), kind = string_member(owner, "kind");
+    if (kind == "Pod" && api_version == "v1") out.pod = true;
     bool controller = false;
-    if (owner["controller"].get_bool().get(controller) != simdjson::SUCCESS || !controller) continue;
-    return Controller{string_member(owner, "apiVersion"), string_member(owner, "kind")};
+    if (!out.controller && owner["controller"].get_bool().get(controller) == simdjson::SUCCESS && controller)
+      out.controller = Controller{api_version, kind};
   }
-  return std::nullopt;
+  return out;
 }
 
 std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::dom::parser& parser, Request& req) {
@@ -402,10 +402,11 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   if (!rule) return allow("no-rule");
   auto match = state.catalog->find(req.api_version, req.kind);
   if (!match.definition && match.uncovered_version_of.empty()) return allow("unknown-kind");
-  const std::optional<Controller> controller = controller_of(req.object);
+  const Owners owners = owners_of(req.object);
+  const std::optional<Controller>& controller = owners.controller;
   if (controller && state.catalog->part_of_a_workload(controller->api_version, controller->kind))
     return allow("controlled");
-  if (pod_owned_by_a_pod(req)) return allow("controlled");
+  if (owners.pod && req.kind == "Pod" && req.api_version == "v1") return allow("controlled");
 
   // The mapper cannot make sense of this object: the rule's failure policy decides.
   std::vector<std::string> warnings;
