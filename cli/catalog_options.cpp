@@ -6,23 +6,13 @@
 
 namespace wm::cli {
 
-bool take_definition_dirs(std::vector<std::string>& args, std::vector<std::string>& dirs) {
-  for (size_t i = 0; i < args.size();) {
-    if (args[i] == "--definitions") {
-      if (i + 1 >= args.size()) {
-        std::cerr << "--definitions needs a directory\n";
-        return false;
-      }
-      dirs.push_back(args[i + 1]);
-      args.erase(args.begin() + i, args.begin() + i + 2);
-    } else if (args[i].rfind("--definitions=", 0) == 0) {
-      dirs.push_back(args[i].substr(14));
-      args.erase(args.begin() + i);
-    } else {
-      ++i;
-    }
-  }
-  return true;
+void add_definitions_option(CLI::App& command, std::vector<std::string>& dirs) {
+  command
+      .add_option("--definitions", dirs,
+                  "add or override definitions (repeatable); the built-in catalog is always loaded")
+      ->type_name("DIR")
+      ->expected(1)  // one directory per --definitions, so that a FILE after it stays a FILE
+      ->take_all();
 }
 
 std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs) {

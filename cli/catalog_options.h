@@ -2,6 +2,7 @@
 // --policy FILE: a policy instead of the built-in one.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,8 +12,8 @@
 
 namespace wm::cli {
 
-// Removes "--definitions DIR" pairs from `args`; `dirs` gets the directories.
-bool take_definition_dirs(std::vector<std::string>& args, std::vector<std::string>& dirs);
+// Adds "--definitions DIR" (repeatable) to `command`; `dirs` gets the directories.
+void add_definitions_option(CLI::App& command, std::vector<std::string>& dirs);
 // The embedded catalog merged with `dirs`; prints problems to stderr and returns nothing on any.
 std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs);
 // The policy in `file`, or the built-in one when `file` is empty; prints problems to stderr.

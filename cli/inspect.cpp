@@ -2,9 +2,11 @@
 
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
+#include "cli/profile_gangs.h"
 #include "cli/table.h"
 #include "cli/workloads.h"
 #include "mapper/gangs.h"
+#include "mapper/json_writer.h"
 #include "mapper/resources.h"
 #include "mapper/view_json.h"
 #include "mapper/workload_view.h"
@@ -59,62 +61,18 @@ void print_table(const WorkloadView& view, const Workload& w) {
   std::cout << "\n";
 }
 
-// The objects (PodGroups) the profile needs for this workload's gangs, as its admission would name them.
-std::vector<std::string> objects_for(const webhook::SchedulerProfile& profile, const WorkloadView& view,
-                                     const Workload& w, const std::string& queue) {
-  const webhook::ProfileEdits& edits = webhook::Policy::edits_for(profile, view.gvk.group, view.gvk.kind);
-  if (!edits.pod_group) return {};
-  const std::string workload = view.name.empty() ? view.generate_name : view.name;
-  return webhook::pod_group_objects(*edits.pod_group, view, profile.gang_rule, w.doc.root(), workload, queue);
-}
-
-// Each gang by itself, under the name its pods and PodGroup get at admission.
-void name_gangs_as_profile(WorkloadView& view) {
-  const std::string workload = view.name.empty() ? view.generate_name : view.name;
-  std::vector<GangGroupView> named;
-  for (const auto& g : view.gangs)
-    for (auto& one : expanded_gangs({g}, 10000)) {
-      one.name = view.gangs.size() <= 1 && g.copies <= 1 ? workload : workload + "-" + one.name;
-      named.push_back(std::move(one));
-    }
-  view.gangs = std::move(named);
-}
-
-}  // namespace
-
-int inspect(const Args& raw) {
-  Args args = raw;
+struct InspectOptions {
   std::vector<std::string> dirs, files;
-  if (!take_definition_dirs(args, dirs)) return kUsage;
-  bool json = false;
+  std::string format = "table", profile_name, policy_file, queue;
+  bool status = false;
+};
+
+int inspect(const InspectOptions& o) {
+  const bool json = o.format == "json";
   ViewOptions options;
-  std::string profile_name, policy_file, queue;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-o" && i + 1 < args.size()) {
-      std::string format = args[++i];
-      if (format != "json" && format != "table") {
-        std::cerr << "inspect: -o takes json or table\n";
-        return kUsage;
-      }
-      json = format == "json";
-    } else if (args[i] == "--status") {
-      options.status = true;
-    } else if ((args[i] == "--profile" || args[i] == "--policy" || args[i] == "--queue") && i + 1 < args.size()) {
-      (args[i] == "--profile" ? profile_name : args[i] == "--policy" ? policy_file : queue) = args[i + 1];
-      ++i;
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      std::cerr << "inspect: unknown option " << args[i] << "\n";
-      return kUsage;
-    } else {
-      files.push_back(args[i]);
-    }
-  }
-  if (files.empty()) {
-    std::cerr << "usage: workload-map inspect [-o json] [--status] [--profile NAME [--policy FILE] [--queue Q]] "
-                 "[--definitions DIR] FILE...\n";
-    return kUsage;
-  }
-  auto catalog = load_catalog(dirs);
+  options.status = o.status;
+  const std::string &profile_name = o.profile_name, &policy_file = o.policy_file, &queue = o.queue;
+  auto catalog = load_catalog(o.dirs);
   if (!catalog) return kInvalid;
   // A scheduler profile decides how gangs are counted and named; the built-in policy holds the shipped ones.
   std::optional<webhook::Policy> policy;
@@ -122,10 +80,6 @@ int inspect(const Args& raw) {
   if (!profile_name.empty() || !policy_file.empty()) {
     policy = load_policy(policy_file);
     if (!policy) return kInvalid;
-    if (profile_name.empty()) {
-      std::cerr << "inspect: --policy needs --profile NAME\n";
-      return kUsage;
-    }
     profile = policy->profile(profile_name);
     if (!profile) {
       std::cerr << "inspect: no profile " << profile_name << " in "
@@ -139,13 +93,13 @@ int inspect(const Args& raw) {
 
   bool first = true;
   if (json) std::cout << "[";
-  int failures = for_each_workload(files, *catalog, [&](Workload& w) {
+  int failures = for_each_workload(o.files, *catalog, [&](Workload& w) {
     if (!w.match.definition) {
       const std::string& covered = w.match.uncovered_version_of;
       if (json) {
-        std::cout << (first ? "" : ",") << R"({"apiVersion":")" << w.api_version << R"(","kind":")" << w.kind
-                  << R"(","name":")" << w.name << R"(","known":false)";
-        if (!covered.empty()) std::cout << R"(,"definitionsRead":")" << covered << "\"";
+        std::cout << (first ? "" : ",") << R"({"apiVersion":)" << json_string(w.api_version) << R"(,"kind":)"
+                  << json_string(w.kind) << R"(,"name":)" << json_string(w.name) << R"(,"known":false)";
+        if (!covered.empty()) std::cout << R"(,"definitionsRead":)" << json_string(covered);
         std::cout << "}";
         first = false;
       } else {
@@ -160,13 +114,13 @@ int inspect(const Args& raw) {
     WorkloadView view = build_view(*w.match.definition, w.doc, options);
     std::vector<std::string> pod_groups;
     if (profile) {
-      pod_groups = objects_for(*profile, view, w, queue);
+      pod_groups = pod_groups_for(*profile, view, w.doc.root(), queue);
       name_gangs_as_profile(view);
     }
     if (json) {
       std::string out = view_json(view);
       if (profile) {  // the profile, its rule and the objects it needs first, then the view
-        std::string head = R"({"profile":")" + profile->name + R"(","gangRule":")" +
+        std::string head = R"({"profile":)" + json_string(profile->name) + R"(,"gangRule":")" +
                            gang_rule_name(profile->gang_rule) + R"(","podGroups":[)";
         for (size_t i = 0; i < pod_groups.size(); ++i) head += (i ? "," : "") + pod_groups[i];
         out = head + "]," + out.substr(1);
@@ -181,6 +135,25 @@ int inspect(const Args& raw) {
   });
   if (json) std::cout << "]\n";
   return failures ? kInvalid : kOk;
+}
+
+}  // namespace
+
+void add_inspect(CLI::App& app, int& status) {
+  auto o = std::make_shared<InspectOptions>();
+  CLI::App* command = app.add_subcommand(
+      "inspect", "show each workload's components, pod templates, replicas, pods, GPUs and requests");
+  command->add_option("FILE", o->files, "manifests (YAML or JSON, several documents each)")->required();
+  command->add_option("-o,--output", o->format, "table (default) or json, for machines")
+      ->check(CLI::IsMember({"table", "json"}));
+  command->add_flag("--status", o->status, "map each workload's status to phases");
+  CLI::Option* profile = command->add_option(
+      "--profile", o->profile_name, "count and name gangs as this scheduler profile does, with the PodGroups it needs");
+  command->add_option("--policy", o->policy_file, "the policy whose profiles --profile names (default: built-in)")
+      ->needs(profile);
+  command->add_option("--queue", o->queue, "the queue the PodGroups name")->needs(profile);
+  add_definitions_option(*command, o->dirs);
+  command->callback([o, &status] { status = inspect(*o); });
 }
 
 }  // namespace wm::cli

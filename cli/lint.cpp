@@ -9,11 +9,9 @@
 
 namespace wm::cli {
 
-int lint(const Args& args) {
-  if (args.empty()) {
-    std::cerr << "usage: workload-map lint DIR|FILE...\n";
-    return kUsage;
-  }
+namespace {
+
+int lint(const std::vector<std::string>& args) {
   Diagnostics errors;
   size_t definitions = 0;
   for (const auto& target : args) {
@@ -36,6 +34,15 @@ int lint(const Args& args) {
   for (const auto& e : errors) std::cout << e.str() << "\n";
   std::cout << definitions << " definition(s) valid, " << errors.size() << " problem(s)\n";
   return errors.empty() ? kOk : kInvalid;
+}
+
+}  // namespace
+
+void add_lint(CLI::App& app, int& status) {
+  auto targets = std::make_shared<std::vector<std::string>>();
+  CLI::App* command = app.add_subcommand("lint", "check definitions; lists every problem as file:line: field: message");
+  command->add_option("DIR|FILE", *targets, "definition files, or directories of them")->required();
+  command->callback([targets, &status] { status = lint(*targets); });
 }
 
 }  // namespace wm::cli

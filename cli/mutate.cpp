@@ -12,58 +12,38 @@ namespace wm::cli {
 
 namespace {
 
-bool key_value(const std::string& text, StringPairs& into) {
+// "key=value", for --label and its kin; CLI11 reports the option's name when this refuses.
+std::string key_value(const std::string& text) {
   auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) return false;
-  into.emplace_back(text.substr(0, eq), text.substr(eq + 1));
-  return true;
+  return eq == std::string::npos || eq == 0 ? "takes key=value, not " + text : "";
 }
 
-}  // namespace
-
-int mutate(const Args& raw) {
-  Args args = raw;
-  std::vector<std::string> dirs, files;
-  if (!take_definition_dirs(args, dirs)) return kUsage;
+struct MutateOptions {
+  std::vector<std::string> dirs;
+  std::string file, output = "patch";
+  std::vector<std::string> labels, annotations, root_labels, root_annotations;
   PodEdits pods;
+};
+
+StringPairs pairs(const std::vector<std::string>& texts) {
+  StringPairs out;
+  for (const auto& text : texts) {
+    auto eq = text.find('=');
+    out.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+  }
+  return out;
+}
+
+int mutate(MutateOptions o) {
+  const std::string& output = o.output;
+  std::vector<std::string> files = {o.file};
+  PodEdits& pods = o.pods;
+  pods.labels = pairs(o.labels);
+  pods.annotations = pairs(o.annotations);
   RootEdits root;
-  std::string output = "patch";
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    bool has_value = i + 1 < args.size();
-    if (a == "--set-scheduler" && has_value) {
-      pods.scheduler_name = args[++i];
-    } else if (a == "--priority-class" && has_value) {
-      pods.priority_class_name = args[++i];
-    } else if ((a == "--label" || a == "--annotation" || a == "--root-label" || a == "--root-annotation") &&
-               has_value) {
-      StringPairs& into = a == "--label"        ? pods.labels
-                          : a == "--annotation" ? pods.annotations
-                          : a == "--root-label" ? root.labels
-                                                : root.annotations;
-      if (!key_value(args[++i], into)) {
-        std::cerr << "mutate: " << a << " takes key=value, not " << args[i] << "\n";
-        return kUsage;
-      }
-    } else if (a == "-o" && has_value) {
-      output = args[++i];
-      if (output != "patch" && output != "json" && output != "yaml") {
-        std::cerr << "mutate: -o takes patch, json or yaml\n";
-        return kUsage;
-      }
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "mutate: unknown option " << a << "\n";
-      return kUsage;
-    } else {
-      files.push_back(a);
-    }
-  }
-  if (files.size() != 1) {
-    std::cerr << "usage: workload-map mutate FILE [--set-scheduler NAME] [--label k=v]... [--annotation k=v]... "
-                 "[--priority-class NAME] [--root-label k=v] [--root-annotation k=v] [-o patch|json|yaml]\n";
-    return kUsage;
-  }
-  auto catalog = load_catalog(dirs);
+  root.labels = pairs(o.root_labels);
+  root.annotations = pairs(o.root_annotations);
+  auto catalog = load_catalog(o.dirs);
   if (!catalog) return kInvalid;
 
   int workloads = 0, status = kOk;
@@ -97,6 +77,34 @@ int mutate(const Args& raw) {
   if (failures) return kInvalid;
   if (workloads == 0) std::cerr << files[0] << ": no workload of a known kind\n";
   return status;
+}
+
+}  // namespace
+
+void add_mutate(CLI::App& app, int& status) {
+  auto o = std::make_shared<MutateOptions>();
+  CLI::App* command = app.add_subcommand("mutate", "print the JSON Patch that edits every pod template");
+  command->add_option("FILE", o->file, "a manifest; its first workload of a known kind is mutated")->required();
+  command->add_option("--set-scheduler", o->pods.scheduler_name, "schedulerName of every pod template");
+  command->add_option("--priority-class", o->pods.priority_class_name, "priorityClassName of every pod template");
+  const CLI::Validator pair(key_value, "key=value");
+  command->add_option("--label", o->labels, "a pod template label (repeatable)")->expected(1)->take_all()->check(pair);
+  command->add_option("--annotation", o->annotations, "a pod template annotation (repeatable)")
+      ->expected(1)
+      ->take_all()
+      ->check(pair);
+  command->add_option("--root-label", o->root_labels, "a label of the workload object itself (repeatable)")
+      ->expected(1)
+      ->take_all()
+      ->check(pair);
+  command->add_option("--root-annotation", o->root_annotations, "an annotation of the workload object (repeatable)")
+      ->expected(1)
+      ->take_all()
+      ->check(pair);
+  command->add_option("-o,--output", o->output, "patch (default), or the patched object as json or yaml")
+      ->check(CLI::IsMember({"patch", "json", "yaml"}));
+  add_definitions_option(*command, o->dirs);
+  command->callback([o, &status] { status = mutate(*o); });
 }
 
 }  // namespace wm::cli

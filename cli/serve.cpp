@@ -6,7 +6,9 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/catalog_options.h"
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "controllers/cluster_side.h"
 #include "kube/config.h"
 #include "webhook/server.h"
@@ -15,139 +17,58 @@ namespace wm::cli {
 
 namespace {
 
-const char* const kServeUsage = R"(usage: workload-map serve [options]
-
-With no options: the built-in catalog and policy, a self-signed certificate made in a temporary
-directory, on https://127.0.0.1:8443.
-
-  --listen ADDRESS:PORT     where to listen (default 127.0.0.1:8443; port 0 picks a free one)
-  --cert FILE --key FILE    serving certificate and key (PEM); reloaded when the files change
-  --client-ca FILE          require client certificates signed by this CA (mTLS)
-  --policy FILE             policy (YAML); reloaded when it changes; default: the built-in one
-  --definitions DIR         extra or overriding definitions (repeatable); reloaded when they change
-  --threads N               io threads (default: one per core)
-  --max-body BYTES          request body cap (default 3145728)
-  --read-timeout-ms MS      TLS handshake and first request (default 10000)
-  --idle-timeout-ms MS      keep-alive wait for the next request (default 60000)
-  --max-connections N       connections beyond this are closed at once (default 4096)
-  --drain-timeout-ms MS     on SIGTERM, how long requests in flight may take (default 20000)
-  --log-level LEVEL         debug, info, warn or error (default info)
-
-The cluster (off unless one of the first two is given; never on the admission path):
-  --kubeconfig FILE         talk to the API server of this kubeconfig's current context
-  --in-cluster              talk to the API server of the pod this runs in (its service account)
-  --kartas on|off           definitions from the cluster's Karta objects, over the built-in catalog and
-                            under --definitions (default on); not ready until they are listed
-  --pod-groups on|off       make the PodGroups of profiles with a podGroup template (default on)
-  --webhook-configuration NAME
-                            the webhook configurations whose rules gain every kind the catalog
-                            knows, a Karta's too (default workload-map; "" for none)
-  --lease-namespace NS      the leader-election Lease's namespace (default $POD_NAMESPACE, else the
-                            configuration's namespace, else default)
-  --lease-name NAME         (default workload-map)
-  --identity ID             this replica in the Lease (default $POD_NAME, else hostname_pid)
-)";
-
-bool number(const std::string& text, long long& out) {
-  char* end = nullptr;
-  out = std::strtoll(text.c_str(), &end, 10);
-  return !text.empty() && *end == '\0' && out >= 0;
-}
-
-}  // namespace
-
-int serve(const Args& args) {
-  webhook::ServerOptions options;
+struct ServeOptions {
+  webhook::ServerOptions server;
   webhook::StateSources sources;
   webhook::TlsFiles tls_files;
-  webhook::LogLevel level = webhook::LogLevel::Info;
-  std::string kubeconfig;
+  std::string log_level = "info", kubeconfig;
   bool in_cluster = false;
   controllers::ClusterOptions cluster;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      std::cout << kServeUsage;
-      return kOk;
-    }
-    if (a == "--in-cluster") {
-      in_cluster = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) {
-      std::cerr << "serve: " << a << " needs a value\n" << kServeUsage;
-      return kUsage;
-    }
-    const std::string& v = args[++i];
-    long long n = 0;
-    auto need_number = [&](auto& into) {
-      if (!number(v, n)) return false;
-      into = static_cast<std::remove_reference_t<decltype(into)>>(n);
-      return true;
-    };
-    bool ok = true;
-    if (a == "--listen") {
-      auto colon = v.rfind(':');
-      ok = colon != std::string::npos && number(v.substr(colon + 1), n) && n < 65536;
-      if (ok) {
-        options.address = v.substr(0, colon);
-        if (options.address.size() > 2 && options.address.front() == '[')
-          options.address = options.address.substr(1, options.address.size() - 2);
-        options.port = static_cast<uint16_t>(n);
-      }
-    } else if (a == "--cert") {
-      tls_files.certificate = v;
-    } else if (a == "--key") {
-      tls_files.key = v;
-    } else if (a == "--client-ca") {
-      tls_files.client_ca = v;
-    } else if (a == "--policy") {
-      sources.policy_file = v;
-    } else if (a == "--definitions") {
-      sources.definition_dirs.push_back(v);
-    } else if (a == "--threads") {
-      ok = need_number(options.threads);
-    } else if (a == "--max-body") {
-      ok = need_number(options.max_body_bytes);
-    } else if (a == "--max-connections") {
-      ok = need_number(options.max_connections);
-    } else if (a == "--read-timeout-ms" || a == "--idle-timeout-ms" || a == "--drain-timeout-ms") {
-      ok = number(v, n);
-      auto ms = std::chrono::milliseconds(n);
-      (a == "--read-timeout-ms"   ? options.read_timeout
-       : a == "--idle-timeout-ms" ? options.idle_timeout
-                                  : options.drain_timeout) = ms;
-    } else if (a == "--kubeconfig") {
-      kubeconfig = v;
-    } else if (a == "--kartas" || a == "--pod-groups") {
-      ok = v == "on" || v == "off";
-      (a == "--kartas" ? cluster.kartas : cluster.pod_groups) = v == "on";
-    } else if (a == "--webhook-configuration") {
-      cluster.webhook_configuration = v;
-    } else if (a == "--lease-namespace") {
-      cluster.lease_namespace = v;
-    } else if (a == "--lease-name") {
-      cluster.lease_name = v;
-    } else if (a == "--identity") {
-      cluster.identity = v;
-    } else if (a == "--log-level") {
-      ok = v == "debug" || v == "info" || v == "warn" || v == "error";
-      level = v == "debug"   ? webhook::LogLevel::Debug
-              : v == "warn"  ? webhook::LogLevel::Warn
-              : v == "error" ? webhook::LogLevel::Error
-                             : webhook::LogLevel::Info;
-    } else {
-      ok = false;
-    }
-    if (!ok) {
-      std::cerr << "serve: bad option " << a << " " << v << "\n" << kServeUsage;
-      return kUsage;
-    }
-  }
-  if (tls_files.certificate.empty() != tls_files.key.empty()) {
-    std::cerr << "serve: --cert and --key go together\n";
-    return kUsage;
-  }
+  long long read_timeout_ms = 10'000, idle_timeout_ms = 60'000, drain_timeout_ms = 20'000;
+};
+
+// "ADDRESS:PORT" or "[IPv6]:PORT" into `address` and `port`; a message when it is neither.
+std::string split_listen(const std::string& text, std::string& address, uint16_t& port) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos) return "takes ADDRESS:PORT, not " + text;
+  char* end = nullptr;
+  const std::string digits = text.substr(colon + 1);
+  const long n = std::strtol(digits.c_str(), &end, 10);
+  if (digits.empty() || *end != '\0' || n < 0 || n > 65535) return "takes ADDRESS:PORT, not " + text;
+  address = text.substr(0, colon);
+  if (address.size() > 2 && address.front() == '[') address = address.substr(1, address.size() - 2);
+  port = static_cast<uint16_t>(n);
+  return "";
+}
+
+CLI::Validator listen_address() {
+  return CLI::Validator(
+      [](std::string& text) {
+        std::string address;
+        uint16_t port = 0;
+        return split_listen(text, address, port);
+      },
+      "ADDRESS:PORT");
+}
+
+webhook::LogLevel log_level(const std::string& name) {
+  return name == "debug"   ? webhook::LogLevel::Debug
+         : name == "warn"  ? webhook::LogLevel::Warn
+         : name == "error" ? webhook::LogLevel::Error
+                           : webhook::LogLevel::Info;
+}
+
+int serve(ServeOptions& o) {
+  webhook::ServerOptions& options = o.server;
+  webhook::StateSources& sources = o.sources;
+  webhook::TlsFiles& tls_files = o.tls_files;
+  controllers::ClusterOptions& cluster = o.cluster;
+  const std::string& kubeconfig = o.kubeconfig;
+  const bool in_cluster = o.in_cluster;
+  const webhook::LogLevel level = log_level(o.log_level);
+  options.read_timeout = std::chrono::milliseconds(o.read_timeout_ms);
+  options.idle_timeout = std::chrono::milliseconds(o.idle_timeout_ms);
+  options.drain_timeout = std::chrono::milliseconds(o.drain_timeout_ms);
 
   // Each connection is a file descriptor: take what the hard limit allows (1024 is common).
   rlimit limit{};
@@ -184,12 +105,9 @@ int serve(const Args& args) {
     return kInvalid;
   }
   webhook::Metrics metrics;
+  metrics.set_build_info(version(), revision());
   std::optional<controllers::ClusterSide> cluster_side;
   if (!kubeconfig.empty() || in_cluster) {
-    if (!kubeconfig.empty() && in_cluster) {
-      std::cerr << "serve: --kubeconfig and --in-cluster are two ways to say where the cluster is; give one\n";
-      return kUsage;
-    }
     std::string why;
     auto config = in_cluster ? kube::config_in_cluster(why) : kube::config_from_kubeconfig(kubeconfig, why);
     if (!config) {
@@ -216,7 +134,7 @@ int serve(const Args& args) {
     }
   }
   webhook::Server server(options, state, tls, metrics, log);
-  const int status = server.run([&](uint16_t port) {
+  const int status = server.run([&](uint16_t port, uint16_t metrics_port) {
     std::string url = "https://" +
                       (options.address.find(':') != std::string::npos ? "[" + options.address + "]" : options.address) +
                       ":" + std::to_string(port);
@@ -225,9 +143,16 @@ int serve(const Args& args) {
              {"certificate", tls_files.certificate},
              {"definitions", std::to_string(state.current().catalog->size())},
              {"policy", sources.policy_file.empty() ? "built-in" : sources.policy_file}});
+    const std::string metrics_url =
+        metrics_port ? "http://" +
+                           (options.metrics_address.find(':') != std::string::npos ? "[" + options.metrics_address + "]"
+                                                                                   : options.metrics_address) +
+                           ":" + std::to_string(metrics_port) + "/metrics"
+                     : "";
+    if (metrics_port) log.log(webhook::LogLevel::Info, "metrics listening", {{"url", metrics_url}});
     std::cout << "workload-map is serving on " << url << " (" << state.current().catalog->size()
               << " workload definitions, " << (sources.policy_file.empty() ? "built-in" : sources.policy_file)
-              << " policy)\n"
+              << " policy)" << (metrics_port ? ", metrics on " + metrics_url : "") << "\n"
               << "  certificate: " << tls_files.certificate << (self_signed ? " (self-signed, localhost)" : "") << "\n"
               << "  try:  curl --cacert " << tls_files.certificate << " " << url << "/healthz\n"
               << "        workload-map review-request examples/jobset-12-gpus.yaml > review.json\n"
@@ -238,6 +163,75 @@ int serve(const Args& args) {
   });
   if (cluster_side) cluster_side->stop();  // after the drain: a leader gives its Lease up
   return status;
+}
+
+}  // namespace
+
+void add_serve(CLI::App& app, int& status) {
+  auto o = std::make_shared<ServeOptions>();
+  CLI::App* command = app.add_subcommand("serve", "run the admission webhook");
+  command->footer(
+      "With no options: the built-in catalog and policy, a self-signed certificate made in a temporary\n"
+      "directory, on https://127.0.0.1:8443. The cluster side (Karta objects, PodGroups, webhook rules) is off\n"
+      "unless --kubeconfig or --in-cluster says where the API server is; it is never on the admission path.");
+  command
+      ->add_option_function<std::string>(
+          "--listen", [o](const std::string& text) { split_listen(text, o->server.address, o->server.port); },
+          "where to listen (default 127.0.0.1:8443; port 0 picks a free one)")
+      ->type_name("ADDRESS:PORT")
+      ->check(listen_address());
+  command
+      ->add_option_function<std::string>(
+          "--metrics-listen",
+          [o](const std::string& text) { split_listen(text, o->server.metrics_address, o->server.metrics_port); },
+          "also serve /metrics, /healthz and /readyz in plain HTTP here (default: none)")
+      ->type_name("ADDRESS:PORT")
+      ->check(listen_address());
+  CLI::Option* cert =
+      command->add_option("--cert", o->tls_files.certificate, "serving certificate (PEM); reloaded when it changes");
+  CLI::Option* key = command->add_option("--key", o->tls_files.key, "its key (PEM)");
+  cert->needs(key);
+  key->needs(cert);
+  command->add_option("--client-ca", o->tls_files.client_ca, "require client certificates signed by this CA (mTLS)");
+  command->add_option("--policy", o->sources.policy_file, "policy (YAML); reloaded when it changes; default: built-in");
+  add_definitions_option(*command, o->sources.definition_dirs);
+  command->add_option("--threads", o->server.threads, "io threads (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--max-body", o->server.max_body_bytes, "request body cap in bytes (default 3145728)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--read-timeout-ms", o->read_timeout_ms, "TLS handshake and first request (default 10000)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--idle-timeout-ms", o->idle_timeout_ms, "keep-alive wait for the next request (default 60000)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--max-connections", o->server.max_connections, "beyond this, closed at once (default 4096)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--drain-timeout-ms", o->drain_timeout_ms, "on SIGTERM, how long requests in flight may take")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--log-level", o->log_level, "debug, info (default), warn or error")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
+  CLI::Option* kubeconfig =
+      command->add_option("--kubeconfig", o->kubeconfig, "talk to the API server of this kubeconfig's current context");
+  command->add_flag("--in-cluster", o->in_cluster, "talk to the API server of the pod this runs in")
+      ->excludes(kubeconfig);
+  auto on_off = [](bool& into) { return [&into](const std::string& v) { into = v == "on"; }; };
+  command
+      ->add_option_function<std::string>("--kartas", on_off(o->cluster.kartas),
+                                         "definitions from the cluster's Karta objects (default on)")
+      ->check(CLI::IsMember({"on", "off"}));
+  command
+      ->add_option_function<std::string>("--pod-groups", on_off(o->cluster.pod_groups),
+                                         "make the PodGroups of profiles with a podGroup template (default on)")
+      ->check(CLI::IsMember({"on", "off"}));
+  command->add_option("--webhook-configuration", o->cluster.webhook_configuration,
+                      "the webhook configurations whose rules gain every kind the catalog knows (default workload-map; "
+                      "\"\" for none)");
+  command->add_option("--lease-namespace", o->cluster.lease_namespace,
+                      "the leader-election Lease's namespace (default $POD_NAMESPACE, else the kubeconfig's, else "
+                      "default)");
+  command->add_option("--lease-name", o->cluster.lease_name, "(default workload-map)");
+  command->add_option("--identity", o->cluster.identity,
+                      "this replica in the Lease (default $POD_NAME, else host_pid)");
+  command->callback([o, &status] { status = serve(*o); });
 }
 
 }  // namespace wm::cli

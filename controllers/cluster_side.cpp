@@ -1,5 +1,6 @@
 #include "controllers/cluster_side.h"
 
+#include "controllers/cluster_metrics.h"
 #include "controllers/karta_source.h"
 #include "controllers/pod_groups.h"
 #include "controllers/webhook_rules.h"
@@ -14,6 +15,7 @@ using webhook::LogLevel;
 struct ClusterSide::Parts {
   std::unique_ptr<kube::Client> client;
   std::unique_ptr<kube::Discovery> discovery;
+  std::unique_ptr<EventRecorder> events;
   std::unique_ptr<KartaSource> kartas;
   std::unique_ptr<PodGroupController> pod_groups;
   std::unique_ptr<WebhookRules> webhook_rules;
@@ -32,13 +34,16 @@ bool ClusterSide::start(std::string& error) {
   if (!parts->client) return false;
   kube::Client& client = *parts->client;
   parts->discovery = std::make_unique<kube::Discovery>(client);
-  if (options_.kartas) parts->kartas = std::make_unique<KartaSource>(client, state_, metrics_, log_);
+  declare_cluster_metrics(metrics_);
+  parts->events = std::make_unique<EventRecorder>(client, options_.identity, log_);
+  if (options_.kartas) parts->kartas = std::make_unique<KartaSource>(client, state_, metrics_, log_, *parts->events);
   if (options_.pod_groups)
-    parts->pod_groups = std::make_unique<PodGroupController>(client, *parts->discovery, state_, metrics_, log_);
+    parts->pod_groups =
+        std::make_unique<PodGroupController>(client, *parts->discovery, state_, metrics_, log_, *parts->events);
   if (!options_.webhook_configuration.empty()) {
     const std::string base = "/apis/admissionregistration.k8s.io/v1/";
     parts->webhook_rules = std::make_unique<WebhookRules>(
-        client, *parts->discovery, state_, metrics_, log_,
+        client, *parts->discovery, state_, metrics_, log_, *parts->events,
         std::vector<std::string>{base + "mutatingwebhookconfigurations/" + options_.webhook_configuration,
                                  base + "validatingwebhookconfigurations/" + options_.webhook_configuration});
   }
@@ -46,8 +51,7 @@ bool ClusterSide::start(std::string& error) {
       client, kube::LeaderElectionOptions{options_.lease_namespace, options_.lease_name, options_.identity},
       [this](bool leading) {
         leading_ = leading;
-        metrics_.set_gauge("workload_map_leader", "1 while this replica holds the Lease and writes to the cluster.", {},
-                           leading ? 1 : 0);
+        metrics_.set_gauge(kLeaderMetric.name, kLeaderMetric.help, {}, leading ? 1 : 0);
         log_.log(LogLevel::Info,
                  leading ? "leading: this replica writes PodGroups and Karta statuses"
                          : "not leading: another replica writes",
@@ -59,7 +63,7 @@ bool ClusterSide::start(std::string& error) {
         log_.log(LogLevel::Warn, "leader election", {{"problem", problem}});
       });
   parts_ = std::move(parts);
-  metrics_.set_gauge("workload_map_leader", "1 while this replica holds the Lease and writes to the cluster.", {}, 0);
+  metrics_.set_gauge(kLeaderMetric.name, kLeaderMetric.help, {}, 0);
   log_.log(LogLevel::Info, "talking to the cluster",
            {{"server", options_.config.server()},
             {"via", options_.config.source},

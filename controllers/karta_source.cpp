@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
@@ -45,6 +46,7 @@ bool KartaSource::update(const std::string& object_json) {
   int64_t generation = 0;
   if (karta.at_pointer("/metadata/generation").get_int64().get(generation) != simdjson::SUCCESS) generation = 0;
   Entry& entry = entries_[name];
+  entry.uid = string_at(karta, "/metadata/uid");
   entry.shown = shown_condition(karta);
   const bool checked = entry.generation != generation;
   if (checked) {  // a status write alone does not change the generation
@@ -86,9 +88,8 @@ void KartaSource::publish() {
   }
   state_.set_cluster_definitions(std::move(live));
   metrics_.set_definitions(state_.current().catalog->size());
-  const char* help = "Karta objects in the cluster by the result of their last check.";
-  metrics_.set_gauge("workload_map_kartas", help, {{"state", "accepted"}}, static_cast<double>(accepted));
-  metrics_.set_gauge("workload_map_kartas", help, {{"state", "refused"}}, static_cast<double>(refused));
+  metrics_.set_gauge(kKartasMetric.name, kKartasMetric.help, {{"state", "accepted"}}, static_cast<double>(accepted));
+  metrics_.set_gauge(kKartasMetric.name, kKartasMetric.help, {{"state", "refused"}}, static_cast<double>(refused));
 }
 
 void KartaSource::replaced(std::vector<std::string> objects) {
@@ -125,20 +126,18 @@ void KartaSource::changed(bool deleted, const std::string& object) {
 
 void KartaSource::watch(const std::atomic<bool>& stop) {
   state_.expect_cluster_definitions();
-  const char* help = "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
   kube::Reflector reflector(
       client_, {"/apis/run.ai/v1alpha1/kartas", "run.ai/v1alpha1", "Karta", ""},
       {[&](std::vector<std::string> objects) { replaced(std::move(objects)); },
        [&](kube::EventType type, const std::string& object) { changed(type == kube::EventType::Deleted, object); },
        [&](const std::string& problem) {
-         metrics_.set_gauge("workload_map_watch_up", help, {{"resource", "kartas.run.ai"}}, 0);
-         metrics_.add_counter("workload_map_watch_failures_total", "Lists and watches that failed, by resource.",
-                              {{"resource", "kartas.run.ai"}});
+         metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 0);
+         metrics_.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help, {{"resource", "kartas.run.ai"}});
          log_.log(LogLevel::Warn, "Karta watch failed; definitions from the cluster may be stale",
                   {{"problem", problem}});
        },
        [&] {
-         metrics_.set_gauge("workload_map_watch_up", help, {{"resource", "kartas.run.ai"}}, 1);
+         metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 1);
        }});
   reflector.run(stop);
 }
@@ -155,11 +154,15 @@ void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomi
   while (statuses_.next(name, stop)) {
     if (!leading.load()) continue;  // the leader writes; leadership_changed() queues them again
     Condition wanted;
+    bool transition = false;
+    std::string uid;
     {
       std::lock_guard lock(mutex_);
       auto it = entries_.find(name);
       if (it == entries_.end() || it->second.wanted.same_as(it->second.shown)) continue;
       wanted = it->second.wanted;
+      uid = it->second.uid;
+      transition = it->second.shown.status != wanted.status || it->second.shown.message != wanted.message;
       // The transition time moves only when the status does.
       wanted.last_transition = it->second.shown.status == wanted.status && !it->second.shown.last_transition.empty()
                                    ? it->second.shown.last_transition
@@ -176,6 +179,13 @@ void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomi
         "PATCH",
         "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "/status?fieldManager=workload-map&force=true", body,
         kube::kApplyPatch);
+    if (r.ok() && transition) {
+      const ObjectReference karta{"run.ai/v1alpha1", "Karta", "", name, uid};
+      if (wanted.status == "True")
+        events_.normal(karta, wanted.reason, wanted.message);
+      else
+        events_.warning(karta, wanted.reason, wanted.message);
+    }
     if (r.ok() || r.status == 404) continue;  // 404: deleted meanwhile
     log_.log(LogLevel::Warn, "cannot write a Karta's status", {{"karta", name}, {"problem", r.describe()}});
     statuses_.add(name, std::chrono::seconds(5));

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "controllers/events.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
 #include "mapper/definition.h"
@@ -23,8 +24,9 @@ inline constexpr std::string_view kAcceptedCondition = "workload-map.io/Accepted
 
 class KartaSource {
  public:
-  KartaSource(kube::Client& client, webhook::StateStore& state, webhook::Metrics& metrics, const webhook::Logger& log)
-      : client_(client), state_(state), metrics_(metrics), log_(log) {}
+  KartaSource(kube::Client& client, webhook::StateStore& state, webhook::Metrics& metrics, const webhook::Logger& log,
+              EventRecorder& events)
+      : client_(client), state_(state), metrics_(metrics), log_(log), events_(events) {}
   // Lists and watches Kartas until `stop`.
   void watch(const std::atomic<bool>& stop);
   // Writes the status conditions that differ from what the objects show, while `leading`, until `stop`.
@@ -42,6 +44,7 @@ class KartaSource {
 
  private:
   struct Entry {
+    std::string uid;                         // for Events
     long long generation = -1;               // of the spec last checked
     std::shared_ptr<const Definition> live;  // the last accepted definition, in force
     long long live_generation = -1;
@@ -56,6 +59,7 @@ class KartaSource {
   webhook::StateStore& state_;
   webhook::Metrics& metrics_;
   const webhook::Logger& log_;
+  EventRecorder& events_;
   std::mutex mutex_;
   std::map<std::string, Entry> entries_;  // by Karta name
   WorkQueue statuses_;

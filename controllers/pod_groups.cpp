@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "mapper/json_patch_apply.h"
@@ -129,14 +130,13 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
          queue_.add(key);
        },
        [&](const std::string& problem) {
-         metrics_.set_gauge("workload_map_watch_up", kWatchUpHelp, {{"resource", resource_name}}, 0);
-         metrics_.add_counter("workload_map_watch_failures_total", "Lists and watches that failed, by resource.",
-                              {{"resource", resource_name}});
+         metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource_name}}, 0);
+         metrics_.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help, {{"resource", resource_name}});
          log_.log(LogLevel::Warn, "watch failed; PodGroups of this kind may be stale until it recovers",
                   {{"resource", resource_name}, {"problem", problem}});
        },
        [&] {
-         metrics_.set_gauge("workload_map_watch_up", kWatchUpHelp, {{"resource", resource_name}}, 1);
+         metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource_name}}, 1);
        }});
   log_.log(LogLevel::Info, "watching workloads for PodGroups", {{"resource", resource_name}});
   reflector.run(self.stop);
@@ -264,7 +264,8 @@ bool PodGroupController::reconcile_one(const std::string& key) {
           discovery_.find(std::string(group), std::string(version), std::string(string_at(object, "/kind")), error);
       if (!resource) {
         log_.log(LogLevel::Warn, "cannot make a PodGroup (retrying)", {{"workload", key}, {"problem", error}});
-        metrics_.add_counter("workload_map_pod_group_errors_total", "PodGroup writes that failed.", {{"kind", kind}});
+        events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
+        metrics_.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
         return false;
       }
       std::string object_namespace(string_at(object, "/metadata/namespace"));
@@ -272,6 +273,7 @@ bool PodGroupController::reconcile_one(const std::string& key) {
       std::string body = owned(object_json, object, root, error);
       if (body.empty()) {
         log_.log(LogLevel::Error, "cannot make a PodGroup", {{"workload", key}, {"problem", error}});
+        events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
         return true;
       }
       desired[{resource->path(object_namespace), std::string(string_at(object, "/metadata/name"))}] = std::move(body);
@@ -295,12 +297,18 @@ bool PodGroupController::reconcile_one(const std::string& key) {
     if (!r.ok()) {
       log_.log(LogLevel::Warn, "cannot apply a PodGroup (retrying)",
                {{"workload", key}, {"podGroup", where.second}, {"problem", r.describe()}});
-      metrics_.add_counter("workload_map_pod_group_errors_total", "PodGroup writes that failed.", {{"kind", kind}});
+      events_.warning(reference_to(root), "PodGroupFailed",
+                      "cannot apply PodGroup " + where.second + ": " + r.describe());
+      metrics_.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
       applied.uid.clear();
       return false;
     }
+    const bool created = it == applied.objects.end();
+    if (created || !it->second.empty())  // not one a previous leader wrote and this one only re-asserts
+      events_.normal(reference_to(root), created ? "PodGroupCreated" : "PodGroupUpdated",
+                     (created ? "created PodGroup " : "updated PodGroup ") + where.second);
     applied.objects[where] = body;
-    metrics_.add_counter("workload_map_pod_groups_applied_total", "PodGroups created or changed.", {{"kind", kind}});
+    metrics_.add_counter(kPodGroupsAppliedMetric.name, kPodGroupsAppliedMetric.help, {{"kind", kind}});
     log_.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", where.second}});
   }
   for (auto it = applied.objects.begin(); it != applied.objects.end();) {
@@ -314,9 +322,10 @@ bool PodGroupController::reconcile_one(const std::string& key) {
                {{"workload", key}, {"podGroup", it->first.second}, {"problem", r.describe()}});
       return false;
     }
-    metrics_.add_counter("workload_map_pod_groups_deleted_total", "PodGroups of gangs a workload no longer has.",
-                         {{"kind", kind}});
+    metrics_.add_counter(kPodGroupsDeletedMetric.name, kPodGroupsDeletedMetric.help, {{"kind", kind}});
     log_.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", it->first.second}});
+    events_.normal(reference_to(root), "PodGroupDeleted",
+                   "deleted PodGroup " + it->first.second + ": its gang is gone");
     it = applied.objects.erase(it);
   }
   return true;

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "controllers/events.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
@@ -28,8 +29,8 @@ namespace wm::controllers {
 class PodGroupController {
  public:
   PodGroupController(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state,
-                     webhook::Metrics& metrics, const webhook::Logger& log)
-      : client_(client), discovery_(discovery), state_(state), metrics_(metrics), log_(log) {}
+                     webhook::Metrics& metrics, const webhook::Logger& log, EventRecorder& events)
+      : client_(client), discovery_(discovery), state_(state), metrics_(metrics), log_(log), events_(events) {}
   ~PodGroupController();
   // Keeps a watch on each kind the policy and catalog make relevant (rechecked as they reload), until `stop`.
   void watch(const std::atomic<bool>& stop);
@@ -53,6 +54,7 @@ class PodGroupController {
   webhook::StateStore& state_;
   webhook::Metrics& metrics_;
   const webhook::Logger& log_;
+  EventRecorder& events_;
   std::map<std::string, std::unique_ptr<Watcher>> watchers_;  // by group/kind
 
   std::mutex mutex_;

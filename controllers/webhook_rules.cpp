@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "mapper/json_writer.h"
 
@@ -94,10 +95,12 @@ bool WebhookRules::sync() {
       complete = false;
       continue;
     }
-    metrics_.add_counter("workload_map_webhook_rules_added_total", "Kinds added to the webhook configurations' rules.",
-                         {});
+    metrics_.add_counter(kWebhookRulesAddedMetric.name, kWebhookRulesAddedMetric.help, {});
     log_.log(LogLevel::Info, "webhook configuration now routes the catalog's kinds",
              {{"configuration", path}, {"added", added}});
+    ObjectReference reference = reference_to(config);
+    if (reference.api_version.empty()) reference.api_version = "admissionregistration.k8s.io/v1";
+    events_.normal(reference, "RulesAdded", "now routes " + added + " to the webhook");
   }
   return complete;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/events.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
 #include "webhook/log.h"
@@ -20,12 +21,13 @@ class WebhookRules {
  public:
   // `configurations`: API paths of the webhook configurations to keep in step.
   WebhookRules(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, webhook::Metrics& metrics,
-               const webhook::Logger& log, std::vector<std::string> configurations)
+               const webhook::Logger& log, EventRecorder& events, std::vector<std::string> configurations)
       : client_(client),
         discovery_(discovery),
         state_(state),
         metrics_(metrics),
         log_(log),
+        events_(events),
         configurations_(std::move(configurations)) {}
   // While `leading`: on every catalog change, and every minute to repair an edit, until `stop`.
   void run(const std::atomic<bool>& stop, const std::atomic<bool>& leading);
@@ -38,6 +40,7 @@ class WebhookRules {
   webhook::StateStore& state_;
   webhook::Metrics& metrics_;
   const webhook::Logger& log_;
+  EventRecorder& events_;
   std::vector<std::string> configurations_;
 };
 

@@ -7,8 +7,10 @@ packages=(
   libboost-dev libboost-system-dev libssl-dev # HTTP + TLS (Boost.Beast/Asio, OpenSSL)
   libyaml-cpp-dev libsimdjson-dev             # YAML definitions, JSON objects
   libjq-dev libonig-dev                       # jq expressions
+  libcli11-dev                                # the command line
   catch2                                      # tests
   openssl jq curl ca-certificates             # certificates, test helpers
+  mmdebstrap umoci                            # the OCI image without a registry (scripts/image.sh)
 )
 
 # --bench adds the public load tool (wrk) and the profilers used for the benchmark figures.

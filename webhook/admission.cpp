@@ -31,6 +31,14 @@ AdmissionResult bad_request(std::string reason) {
 }
 
 // The AdmissionReview answer. `patch` empty means none; `denial` empty means allowed.
+// At most `bytes` bytes of `text`, never cutting a UTF-8 character in two (an invalid string would fail the review).
+std::string_view utf8_prefix(std::string_view text, size_t bytes) {
+  if (text.size() <= bytes) return text;
+  size_t end = bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // back to a lead byte
+  return text.substr(0, end);
+}
+
 std::string response(std::string_view uid, const std::string& patch, const std::string& denial, int code,
                      const std::vector<std::string>& warnings) {
   std::string out;
@@ -54,7 +62,7 @@ std::string response(std::string_view uid, const std::string& patch, const std::
     out += R"(,"warnings":[)";
     for (size_t i = 0; i < warnings.size(); ++i) {
       if (i) out += ',';
-      append_json_string(out, warnings[i].substr(0, 500));  // the API server caps warnings
+      append_json_string(out, utf8_prefix(warnings[i], 500));  // the API server caps warnings
     }
     out += "]";
   }
@@ -391,6 +399,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   if (auto bad = parse_request(body, parser, req)) return std::move(*bad);
   AdmissionResult result;
   result.kind = std::string(req.kind);
+  result.operation = std::string(req.operation);
   auto allow = [&](const char* outcome, const std::vector<std::string>& warnings = {}) {
     result.outcome = outcome;
     result.body = response(req.uid, "", "", 0, warnings);

@@ -30,6 +30,7 @@ struct AdmissionResult {
   int http_status = 200;  // 400 for a malformed review
   std::string body;       // the AdmissionReview, or the reason for a 400
   std::string kind;       // the object's kind, for metrics ("" when unknown)
+  std::string operation;  // CREATE, UPDATE, DELETE or CONNECT, for metrics ("" when unknown)
   // patched, unchanged, allowed, denied, unknown-kind, no-rule, skipped, controlled (its controller is a kind the
   // catalog knows), not-understood, failed-closed, bad-request
   std::string outcome;

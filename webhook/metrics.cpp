@@ -27,13 +27,17 @@ std::string number(double v) {
 
 }  // namespace
 
-void Metrics::request(std::string_view endpoint, std::string_view kind, std::string_view outcome, double seconds) {
+void Metrics::request(std::string_view endpoint, std::string_view operation, std::string_view kind,
+                      std::string_view outcome, double seconds) {
   std::lock_guard lock(mutex_);
-  const LabelViews labels{endpoint, kind, outcome};
+  const LabelViews labels{endpoint, operation, kind, outcome};
   auto counter = requests_.find(labels);
   if (counter == requests_.end())
-    counter =
-        requests_.emplace(std::make_tuple(std::string(endpoint), std::string(kind), std::string(outcome)), 0).first;
+    counter = requests_
+                  .emplace(std::make_tuple(std::string(endpoint), std::string(operation), std::string(kind),
+                                           std::string(outcome)),
+                           0)
+                  .first;
   ++counter->second;
   auto histogram = latency_.find(endpoint);
   if (histogram == latency_.end()) histogram = latency_.emplace(std::string(endpoint), Histogram{}).first;
@@ -43,6 +47,12 @@ void Metrics::request(std::string_view endpoint, std::string_view kind, std::str
   ++h.counts[i];
   h.sum += seconds;
   ++h.count;
+}
+
+void Metrics::set_build_info(std::string version, std::string revision) {
+  std::lock_guard lock(mutex_);
+  build_version_ = std::move(version);
+  build_revision_ = std::move(revision);
 }
 
 void Metrics::reload(const std::string& what, bool ok) {
@@ -74,6 +84,11 @@ void Metrics::set_gauge(std::string_view name, std::string_view help, SeriesLabe
   family(name, "gauge", help).series[label_text(labels)] = value;
 }
 
+void Metrics::declare(std::string_view name, std::string_view type, std::string_view help) {
+  std::lock_guard lock(mutex_);
+  family(name, type, help);
+}
+
 void Metrics::add_counter(std::string_view name, std::string_view help, SeriesLabels labels, double by) {
   std::lock_guard lock(mutex_);
   family(name, "counter", help).series[label_text(labels)] += by;
@@ -86,12 +101,17 @@ std::string Metrics::render() const {
     out += "# HELP " + name + " " + f.help + "\n# TYPE " + name + " " + f.type + "\n";
     for (const auto& [labels, value] : f.series) out += name + labels + " " + number(value) + "\n";
   }
-  out += "# HELP workload_map_requests_total Requests by endpoint, object kind and outcome.\n";
+  out += "# HELP workload_map_build_info The release and commit of this binary.\n";
+  out += "# TYPE workload_map_build_info gauge\n";
+  out += "workload_map_build_info{version=\"" + label_value(build_version_) + "\",revision=\"" +
+         label_value(build_revision_) + "\"} 1\n";
+  out += "# HELP workload_map_requests_total Requests by endpoint, admission operation, object kind and outcome.\n";
   out += "# TYPE workload_map_requests_total counter\n";
   for (const auto& [key, n] : requests_) {
-    const auto& [endpoint, kind, outcome] = key;
-    out += "workload_map_requests_total{endpoint=\"" + label_value(endpoint) + "\",kind=\"" + label_value(kind) +
-           "\",outcome=\"" + label_value(outcome) + "\"} " + std::to_string(n) + "\n";
+    const auto& [endpoint, operation, kind, outcome] = key;
+    out += "workload_map_requests_total{endpoint=\"" + label_value(endpoint) + "\",operation=\"" +
+           label_value(operation) + "\",kind=\"" + label_value(kind) + "\",outcome=\"" + label_value(outcome) + "\"} " +
+           std::to_string(n) + "\n";
   }
   out += "# HELP workload_map_request_duration_seconds Time from a complete request to its response.\n";
   out += "# TYPE workload_map_request_duration_seconds histogram\n";
@@ -125,10 +145,16 @@ std::string Metrics::render() const {
   out += "# TYPE workload_map_config_last_reload_ok gauge\n";
   for (const auto& [what, ok] : config_healthy_)
     out += "workload_map_config_last_reload_ok{config=\"" + label_value(what) + "\"} " + std::to_string(ok) + "\n";
+  out += "# HELP workload_map_admission_in_flight Admission reviews being decided now.\n";
+  out += "# TYPE workload_map_admission_in_flight gauge\n";
+  out += "workload_map_admission_in_flight " + std::to_string(in_flight_.load()) + "\n";
+  out += "# HELP workload_map_open_connections Open connections to the webhook port.\n";
   out += "# TYPE workload_map_open_connections gauge\n";
   out += "workload_map_open_connections " + std::to_string(open_connections_.load()) + "\n";
+  out += "# HELP workload_map_refused_connections_total Connections closed at once, beyond --max-connections.\n";
   out += "# TYPE workload_map_refused_connections_total counter\n";
   out += "workload_map_refused_connections_total " + std::to_string(refused_connections_.load()) + "\n";
+  out += "# HELP workload_map_tls_handshake_failures_total Connections that failed TLS, or spoke plain HTTP.\n";
   out += "# TYPE workload_map_tls_handshake_failures_total counter\n";
   out += "workload_map_tls_handshake_failures_total " + std::to_string(tls_failures_.load()) + "\n";
   return out;

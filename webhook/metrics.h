@@ -15,8 +15,15 @@ namespace wm::webhook {
 
 class Metrics {
  public:
-  // One admission or HTTP request: which endpoint, the object's kind, how it ended, how long it took.
-  void request(std::string_view endpoint, std::string_view kind, std::string_view outcome, double seconds);
+  // One admission or HTTP request: which endpoint, the admission operation, the object's kind, how it ended, how
+  // long it took.
+  void request(std::string_view endpoint, std::string_view operation, std::string_view kind, std::string_view outcome,
+               double seconds);
+  // Admission reviews being decided right now.
+  void review_started() { ++in_flight_; }
+  void review_finished() { --in_flight_; }
+  // workload_map_build_info{version,revision} 1.
+  void set_build_info(std::string version, std::string revision);
   void set_definitions(size_t n) { definitions_ = static_cast<long long>(n); }
   void set_certificate_expiry(double unix_seconds) { certificate_expiry_ = unix_seconds; }
   void reload(const std::string& what, bool ok);  // policy / definitions / certificate
@@ -30,6 +37,8 @@ class Metrics {
   using SeriesLabels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
   void set_gauge(std::string_view name, std::string_view help, SeriesLabels labels, double value);
   void add_counter(std::string_view name, std::string_view help, SeriesLabels labels, double by = 1);
+  // A family with no series yet: its HELP and TYPE are served from now on.
+  void declare(std::string_view name, std::string_view type, std::string_view help);
 
   std::string render() const;
 
@@ -43,12 +52,12 @@ class Metrics {
     long long count = 0;
   };
   mutable std::mutex mutex_;
-  using Labels = std::tuple<std::string, std::string, std::string>;  // endpoint, kind, outcome
-  using LabelViews = std::tuple<std::string_view, std::string_view, std::string_view>;
+  using Labels = std::tuple<std::string, std::string, std::string, std::string>;  // endpoint, operation, kind, outcome
+  using LabelViews = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
   // Compares labels as views, so that a request is counted without making strings once they are known.
   struct LabelsLess {
     using is_transparent = void;
-    static LabelViews view(const Labels& l) { return {std::get<0>(l), std::get<1>(l), std::get<2>(l)}; }
+    static LabelViews view(const Labels& l) { return {std::get<0>(l), std::get<1>(l), std::get<2>(l), std::get<3>(l)}; }
     static const LabelViews& view(const LabelViews& l) { return l; }
     template <class A, class B>
     bool operator()(const A& a, const B& b) const {
@@ -67,7 +76,8 @@ class Metrics {
   Family& family(std::string_view name, std::string_view type, std::string_view help);  // with mutex_ held
   std::atomic<long long> definitions_{0};
   std::atomic<double> certificate_expiry_{0};
-  std::atomic<long long> open_connections_{0}, refused_connections_{0}, tls_failures_{0};
+  std::atomic<long long> open_connections_{0}, refused_connections_{0}, tls_failures_{0}, in_flight_{0};
+  std::string build_version_, build_revision_;  // set once, before serving
 };
 
 }  // namespace wm::webhook

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "webhook/admission.h"
+#include "webhook/plain_http.h"
 
 namespace wm::webhook {
 
@@ -41,6 +42,17 @@ struct Shared {
   std::mutex sessions_mutex;
   std::list<std::weak_ptr<Session>> sessions;
 };
+
+// GET /healthz, /readyz or /metrics, on either port.
+PlainAnswer probe_or_metrics(const Shared& shared, std::string_view path) {
+  if (path == "/healthz") return {200, "ok\n"};
+  if (path == "/readyz") {
+    const bool ready = shared.state.ready() && !shared.draining;
+    return {ready ? 200u : 503u, ready ? "ok\n" : "not ready\n"};
+  }
+  if (path == "/metrics") return {200, shared.metrics.render(), "text/plain; version=0.0.4; charset=utf-8"};
+  return {404, "no such endpoint: " + std::string(path) + "\n"};
+}
 
 // The whole HTTP response, as it goes on the wire: one buffer, one TLS write.
 std::string plain(http::status status, unsigned version, std::string_view body, bool keep_alive,
@@ -154,11 +166,13 @@ class Session : public std::enable_shared_from_this<Session> {
       thread_local simdjson::dom::parser parser;
       AdmissionState state = shared_.state.current();
       Endpoint endpoint = path == "/mutate" ? Endpoint::Mutate : Endpoint::Validate;
+      shared_.metrics.review_started();
       AdmissionResult result = review(endpoint, req.body(), state, parser);
+      shared_.metrics.review_finished();
       if (!result.message.empty() && shared_.log.enabled(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn))
         shared_.log.log(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn, "admission " + result.outcome,
                         {{"endpoint", path.substr(1)}, {"kind", result.kind}, {"reason", result.message}});
-      const Labels labels{path.substr(1), result.kind, result.outcome};
+      const Labels labels{path.substr(1), result.kind, result.outcome, result.operation};
       if (result.http_status != 200)
         return reply(http::status::bad_request, version, result.body + "\n", keep_alive, labels, started);
       return reply(http::status::ok, version, result.body, keep_alive, labels, started, "application/json");
@@ -166,22 +180,18 @@ class Session : public std::enable_shared_from_this<Session> {
     if (req.method() != http::verb::get)
       return reply(http::status::method_not_allowed, version, "use GET\n", keep_alive, {"http", "", "bad-method"},
                    started);
-    if (path == "/healthz") return reply(http::status::ok, version, "ok\n", keep_alive, {"healthz", "", "ok"}, started);
-    if (path == "/readyz") {
-      bool ready = shared_.state.ready() && !shared_.draining;
-      return reply(ready ? http::status::ok : http::status::service_unavailable, version,
-                   ready ? "ok\n" : "not ready\n", keep_alive, {"readyz", "", ready ? "ok" : "not-ready"}, started);
+    if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
+      const PlainAnswer answer = probe_or_metrics(shared_, path);
+      return reply(static_cast<http::status>(answer.status), version, answer.body, keep_alive,
+                   {path.substr(1), "", answer.status == 200 ? "ok" : "not-ready"}, started, answer.content_type);
     }
-    if (path == "/metrics")
-      return reply(http::status::ok, version, shared_.metrics.render(), keep_alive, {"metrics", "", "ok"}, started,
-                   "text/plain; version=0.0.4; charset=utf-8");
     return reply(http::status::not_found, version, "no such endpoint: " + std::string(path) + "\n", keep_alive,
                  {"http", "", "not-found"}, started);
   }
 
   // What a request is counted under in the metrics (the kind is empty off the admission endpoints).
   struct Labels {
-    std::string_view endpoint, kind, outcome;
+    std::string_view endpoint, kind, outcome, operation = {};
   };
 
   void reply(http::status status, unsigned version, std::string_view body, bool keep_alive, const Labels& labels,
@@ -189,7 +199,7 @@ class Session : public std::enable_shared_from_this<Session> {
     wire_ = plain(status, version, body, keep_alive, content_type);
     keep_alive_ = keep_alive;
     double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    shared_.metrics.request(labels.endpoint, labels.kind, labels.outcome, seconds);
+    shared_.metrics.request(labels.endpoint, labels.operation, labels.kind, labels.outcome, seconds);
     ++served_;
     beast::get_lowest_layer(stream_).expires_after(shared_.options.write_timeout);
     net::async_write(stream_, net::buffer(wire_), beast::bind_front_handler(&Session::on_write, shared_from_this()));
@@ -264,6 +274,7 @@ struct Server::Impl {
         threads(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())),
         ioc(static_cast<int>(threads)),
         acceptor(net::make_strand(ioc)),
+        metrics_acceptor(net::make_strand(ioc)),
         signals(ioc, SIGINT, SIGTERM),
         reload_timer(ioc),
         drain_timer(ioc) {}
@@ -330,6 +341,7 @@ struct Server::Impl {
     shared.log.log(LogLevel::Info, "draining: finishing requests in flight");
     beast::error_code ignored;
     acceptor.close(ignored);
+    metrics_acceptor.close(ignored);
     reload_timer.cancel();
     std::vector<std::shared_ptr<Session>> live;
     {
@@ -362,7 +374,8 @@ struct Server::Impl {
   Shared shared;
   unsigned threads;
   net::io_context ioc;
-  tcp::acceptor acceptor;
+  tcp::acceptor acceptor, metrics_acceptor;
+  PlainHandler metrics_handler = [this](std::string_view path) { return probe_or_metrics(shared, path); };
   net::signal_set signals;
   net::steady_timer reload_timer, drain_timer, drain_poll_timer{ioc};
 };
@@ -371,34 +384,45 @@ Server::Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metri
     : impl_(std::make_unique<Impl>(options, state, tls, metrics, log)) {}
 Server::~Server() = default;
 
-int Server::run(const std::function<void(uint16_t)>& on_listening) {
-  Impl& s = *impl_;
+namespace {
+
+// Opens, binds and listens; false (logged) when it cannot.
+bool listen_on(tcp::acceptor& acceptor, const std::string& host, uint16_t port, const Logger& log) {
   beast::error_code ec;
-  auto address = net::ip::make_address(s.shared.options.address, ec);
+  auto address = net::ip::make_address(host, ec);
   if (ec) {
-    s.shared.log.log(LogLevel::Error, "bad listen address", {{"address", s.shared.options.address}});
-    return 1;
+    log.log(LogLevel::Error, "bad listen address", {{"address", host}});
+    return false;
   }
-  tcp::endpoint endpoint{address, s.shared.options.port};
-  s.acceptor.open(endpoint.protocol(), ec);
-  if (!ec) s.acceptor.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) s.acceptor.bind(endpoint, ec);
-  if (!ec) s.acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) {
-    s.shared.log.log(LogLevel::Error, "cannot listen",
-                     {{"address", s.shared.options.address},
-                      {"port", std::to_string(s.shared.options.port)},
-                      {"error", ec.message()}});
-    return 1;
-  }
+  tcp::endpoint endpoint{address, port};
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec)
+    log.log(LogLevel::Error, "cannot listen",
+            {{"address", host}, {"port", std::to_string(port)}, {"error", ec.message()}});
+  return !ec;
+}
+
+}  // namespace
+
+int Server::run(const std::function<void(uint16_t, uint16_t)>& on_listening) {
+  Impl& s = *impl_;
+  const ServerOptions& o = s.shared.options;
+  if (!listen_on(s.acceptor, o.address, o.port, s.shared.log)) return 1;
+  const bool metrics_port = !o.metrics_address.empty();
+  if (metrics_port && !listen_on(s.metrics_acceptor, o.metrics_address, o.metrics_port, s.shared.log)) return 1;
   s.shared.metrics.set_definitions(s.shared.state.current().catalog->size());
   s.shared.metrics.set_certificate_expiry(s.shared.tls.certificate_expiry());
   s.signals.async_wait([&s](beast::error_code ec2, int) {
     if (!ec2) s.drain();
   });
   s.accept();
+  if (metrics_port) serve_plain_http(s.metrics_acceptor, s.metrics_handler, o.read_timeout);
   s.schedule_reload();
-  if (on_listening) on_listening(s.acceptor.local_endpoint().port());
+  if (on_listening)
+    on_listening(s.acceptor.local_endpoint().port(), metrics_port ? s.metrics_acceptor.local_endpoint().port() : 0);
 
   std::vector<std::thread> pool;
   auto work = [&s] {

@@ -1,5 +1,6 @@
 // The HTTPS server: Boost.Beast over OpenSSL, asynchronous, one io thread per core, HTTP/1.1
 // keep-alive. Routes: POST /mutate, POST /validate, GET /healthz, GET /readyz, GET /metrics.
+// With a metrics port, GET /metrics, /healthz and /readyz are also served there in plain HTTP.
 #pragma once
 
 #include <chrono>
@@ -16,6 +17,8 @@ namespace wm::webhook {
 struct ServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 8443;
+  std::string metrics_address;                     // empty: no plain-HTTP metrics port
+  uint16_t metrics_port = 0;                       // 0 picks a free one
   unsigned threads = 0;                            // 0: one per core
   size_t max_body_bytes = 3 << 20;                 // the API server sends at most 3 MiB objects
   std::chrono::milliseconds read_timeout{10'000};  // TLS handshake and the first request
@@ -30,9 +33,9 @@ class Server {
  public:
   Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log);
   ~Server();
-  // Listens; calls `on_listening(port)` once bound, then serves until SIGTERM/SIGINT and drains.
-  // Returns 0 after a clean drain, 1 if it could not listen.
-  int run(const std::function<void(uint16_t port)>& on_listening = {});
+  // Listens; calls `on_listening(port, metrics_port)` once bound (metrics_port 0 when there is none), then serves
+  // until SIGTERM/SIGINT and drains. Returns 0 after a clean drain, 1 if it could not listen.
+  int run(const std::function<void(uint16_t port, uint16_t metrics_port)>& on_listening = {});
 
  private:
   struct Impl;

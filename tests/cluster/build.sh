@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the test control plane into build/cluster/bin/: etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler and a kubectl of the same release, all from the Go module proxy as pinned by tests/cluster/go.mod;
-# KWOK, the fake kubelet behind tests/cluster/nodes.sh (tests/cluster/nodes/go.mod); the workload operators run
+# KWOK, the fake kubelet behind tests/cluster/nodes.sh (tests/cluster/nodes/go.mod); helm, for the chart's tests
+# (tests/cluster/helm/go.mod); the workload operators run
 # beside it (tests/cluster/operators/NAME/: the JobSet and LeaderWorkerSet controllers) as
 # build/cluster/bin/NAME-controller; and the schedulers of the shipped profiles (tests/cluster/schedulers/NAME/,
 # each a module of its own whose scheduler.conf names its binaries). Each wrapper module pins the Kubernetes
@@ -26,12 +27,13 @@ control_plane_ldflags="-s -w -X $pkg.gitVersion=$release -X $pkg.gitMajor=1 -X $
 control_plane_ldflags+=" -X $pkg.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$release"
 
 # Each module and its binaries, as NAME=PACKAGE: the control plane, KWOK, the operators, the schedulers.
-modules=(. nodes)
+modules=(. nodes helm)
 declare -A module_binaries=(
   [.]="etcd=go.etcd.io/etcd/server/v3 kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver
        kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager
        kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler kubectl=k8s.io/kubernetes/cmd/kubectl"
   [nodes]="kwok=sigs.k8s.io/kwok/cmd/kwok"
+  [helm]="helm=helm.sh/helm/v4/cmd/helm"
 )
 for conf in "$here"/operators/*/operator.conf; do
   module=operators/$(basename "$(dirname "$conf")")

@@ -136,6 +136,16 @@ std::string profile_policy(const std::string& profile) {
                            "\n  queue: {default: research}\n");
 }
 
+// The Events of one object with this reason and type, as `kubectl describe` finds them: "TYPE COUNT MESSAGE" lines.
+std::string events_of(const std::string& ns, const std::string& kind, const std::string& name,
+                      const std::string& reason) {
+  CommandResult r =
+      Cluster::get().kubectl({"get", "events", "-n", ns, "--field-selector",
+                              "involvedObject.kind=" + kind + ",involvedObject.name=" + name + ",reason=" + reason,
+                              "-o", "jsonpath={range .items[*]}{.type} {.count} {.message}{\"\\n\"}{end}"});
+  return r.status == 0 ? r.out : "";
+}
+
 }  // namespace
 
 TEST_CASE("the catalog installs as Karta objects the real Karta CRD accepts field for field") {
@@ -148,8 +158,8 @@ TEST_CASE("the catalog installs as Karta objects the real Karta CRD accepts fiel
 }
 
 TEST_CASE(
-    "a Karta applied with kubectl makes the running webhook admit its CRD; a broken one is refused in its "
-    "status while the last good one stays in force") {
+    "a Karta applied with kubectl makes the running webhook admit its CRD and a broken one is refused in its status "
+    "while the last good one stays in force") {
   const Cluster& c = Cluster::get();
   // A CRD still being deleted (by an earlier run) would be served again only once it is gone.
   c.kubectl({"delete", "crd", "trainers.wmtest.example.com", "--ignore-not-found", "--wait=true"});
@@ -177,6 +187,10 @@ TEST_CASE(
   std::string message;
   CHECK(eventually([&] { return accepted_condition(parser, message) == "True"; }, std::chrono::seconds(10)));
   CHECK(message == "in force: Trainer.wmtest.example.com/v1");
+  // The leader says so in an Event too (a cluster-scoped object's go to default).
+  CHECK(eventually([&] { return !events_of("default", "Karta", "wmtest-trainer", "Accepted").empty(); },
+                   std::chrono::seconds(10)));
+  CHECK(events_of("default", "Karta", "wmtest-trainer", "Accepted").rfind("Normal 1 in force: Trainer", 0) == 0);
 
   // A broken generation: refused in the status with what lint says; the accepted one keeps admitting.
   REQUIRE(c.kubectl({"apply", "-f", "-"}, trainer_karta(".spec.replicas |")).status == 0);
@@ -185,6 +199,9 @@ TEST_CASE(
   CHECK(message.find("Karta wmtest-trainer") != std::string::npos);
   CHECK(message.find("spec.structureDefinition.rootComponent.scaleDefinition.replicasPath") != std::string::npos);
   CHECK(message.find("The last accepted generation (1) stays in force.") != std::string::npos);
+  CHECK(
+      eventually([&] { return events_of("default", "Karta", "wmtest-trainer", "Invalid").rfind("Warning 1 ", 0) == 0; },
+                 std::chrono::seconds(10)));
   CHECK(dry_run_pods(ns) == "3");
   CHECK(metric(webhook.server().port(), "workload_map_kartas{state=\"refused\"}") == 1);
 
@@ -195,8 +212,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Volcano and coscheduling: a JobSet gets its PodGroup, named as its pods name it, owned and collected; "
-    "a PyTorchJob's follows its scale") {
+    "Volcano and coscheduling: a JobSet gets its PodGroup, named as its pods name it, owned and collected and a "
+    "PyTorchJob's follows its scale") {
   const Cluster& c = Cluster::get();
   for (const auto& [profile, resource, name_path] :
        {std::tuple<std::string, std::string, std::string>{"volcano", "podgroups.scheduling.volcano.sh",
@@ -252,6 +269,10 @@ spec:
     CHECK(string_at(pg, "/metadata/ownerReferences/0/uid") == uid);
     CHECK(string_at(pg, "/metadata/ownerReferences/0/kind") == "JobSet");
     if (profile == "volcano") CHECK(string_at(pg, "/spec/queue") == "research");
+    // `kubectl describe jobset train` says where its PodGroup came from.
+    CHECK(eventually(
+        [&] { return events_of(ns, "JobSet", "train", "PodGroupCreated") == "Normal 1 created PodGroup train\n"; },
+        std::chrono::seconds(10)));
 
     // Every pod the JobSet's Jobs make names it.
     CHECK(eventually(
@@ -284,6 +305,9 @@ spec:
                        R"({"spec":{"pytorchReplicaSpecs":{"Worker":{"replicas":3}}}})"})
                 .status == 0);
     CHECK(eventually([&] { return min_member("pt") == "4"; }, std::chrono::seconds(20)));
+    CHECK(eventually(
+        [&] { return events_of(ns, "PyTorchJob", "pt", "PodGroupUpdated") == "Normal 1 updated PodGroup pt\n"; },
+        std::chrono::seconds(10)));
 
     // Deleted: the garbage collector takes the PodGroup with it.
     REQUIRE(c.kubectl({"delete", "jobset", "train", "-n", ns, "--wait=false"}).status == 0);
@@ -296,7 +320,7 @@ spec:
   }
 }
 
-TEST_CASE("two replicas: one leads, both admit; the other leads once the first stops") {
+TEST_CASE("two replicas: one leads, both admit and the other leads once the first stops") {
   const std::string kubeconfig = service_account_kubeconfig();
   const std::string policy = profile_policy("kai");
   RegisteredWebhook first(policy, "base", cluster_args(kubeconfig, "replica-a"));
@@ -321,7 +345,7 @@ TEST_CASE("two replicas: one leads, both admit; the other leads once the first s
             << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - stopped_at).count() << " ms\n";
 }
 
-TEST_CASE("with the API server gone, admission is as fast as before; /metrics says what is stale") {
+TEST_CASE("with the API server gone, admission is as fast as before and /metrics says what is stale") {
   const Cluster& c = Cluster::get();
   std::string host, port;
   {

@@ -213,10 +213,17 @@ long long RegisteredWebhook::requests(const std::string& endpoint, const std::st
                                       const std::string& outcome) {
   HttpsClient client(server_.port());
   const std::string metrics = client.get("/metrics").body;
-  const std::string series =
-      "workload_map_requests_total{endpoint=\"" + endpoint + "\",kind=\"" + kind + "\",outcome=\"" + outcome + "\"} ";
-  const size_t at = metrics.find(series);
-  return at == std::string::npos ? 0 : std::stoll(metrics.substr(at + series.size()));
+  // Summed over the operations.
+  const std::string head = "workload_map_requests_total{endpoint=\"" + endpoint + "\",operation=\"";
+  const std::string tail = "\",kind=\"" + kind + "\",outcome=\"" + outcome + "\"} ";
+  long long total = 0;
+  for (size_t at = metrics.find(head); at != std::string::npos; at = metrics.find(head, at + 1)) {
+    const size_t end = metrics.find('\n', at);
+    const std::string line = metrics.substr(at, end - at);
+    const size_t t = line.find(tail);
+    if (t != std::string::npos) total += std::stoll(line.substr(t + tail.size()));
+  }
+  return total;
 }
 
 bool eventually(const std::function<bool()>& check, std::chrono::milliseconds timeout,

@@ -58,7 +58,7 @@ class RegisteredWebhook {
   // Rewrites the policy file; the server reloads it by itself within a second or two.
   void set_policy(const std::string& policy_yaml);
   ServerProcess& server() { return server_; }
-  // One counter of workload_map_requests_total, from /metrics.
+  // One counter of workload_map_requests_total, from /metrics, over every operation.
   long long requests(const std::string& endpoint, const std::string& kind, const std::string& outcome);
 
  private:

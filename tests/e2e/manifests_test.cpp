@@ -121,3 +121,34 @@ TEST_CASE("the overlays: cert-manager injects the CA, fail-closed refuses withou
   check_webhooks(closed, "MutatingWebhookConfiguration", "/mutate", "Fail");
   check_webhooks(closed, "ValidatingWebhookConfiguration", "/validate", "Fail");
 }
+
+namespace {
+
+// Every string under a key named "namespace", anywhere in `e`.
+void namespace_fields(simdjson::dom::element e, std::vector<std::string>& out) {
+  simdjson::dom::object object;
+  simdjson::dom::array array;
+  if (!e.get_object().get(object)) {
+    for (auto field : object) {
+      std::string_view value;
+      if (field.key == "namespace" && !field.value.get_string().get(value)) out.emplace_back(value);
+      namespace_fields(field.value, out);
+    }
+  } else if (!e.get_array().get(array)) {
+    for (auto item : array) namespace_fields(item, out);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the namespace overlay moves every reference to workload-map's namespace") {
+  if (!have_command("kubectl")) return;
+  Rendered moved = render("manifests/overlays/namespace");
+  std::vector<std::string> namespaces;
+  for (const auto& o : moved.objects) namespace_fields(o.root, namespaces);
+  CHECK(namespaces.size() >= 12);  // objects, webhook services, binding subjects
+  for (const auto& ns : namespaces) CHECK(ns == "gpu-admission");
+  CHECK(moved.find("Namespace", "gpu-admission"));
+  for (const char* kind : {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"})
+    CHECK(str(moved.find(kind)->root, "/webhooks/0/namespaceSelector/matchExpressions/1/values/1") == "gpu-admission");
+}

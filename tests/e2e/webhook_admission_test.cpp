@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "mapper/json_pointer.h"
@@ -259,7 +262,7 @@ TEST_CASE("an object with only generateName gets a stable, unique group name fro
   CHECK(string_at(patched.root, "/metadata/labels/workload-map.io~1profile") == "coscheduling");
 }
 
-TEST_CASE("an update keeps the gang name recorded at creation; a user's own annotation decides nothing") {
+TEST_CASE("an update keeps the gang name recorded at creation, and a user's own annotation decides nothing") {
   if (!have_command("kubectl")) return;
   std::string policy = write_temp("policy-cosched-update.yaml",
                                   policy_with_rules("- name: all\n  profile: coscheduling\n  mutateOnUpdate: true\n"));
@@ -338,7 +341,7 @@ TEST_CASE("other validation limits: pods, queue, schedulers, GPU containers with
                  "container gpu in replicatedjob/w asks for GPUs in its limits but does not request cpu and memory"));
 }
 
-TEST_CASE("UPDATE is validated but not mutated; DELETE and unknown kinds pass untouched") {
+TEST_CASE("UPDATE is validated but not mutated, while DELETE and unknown kinds pass untouched") {
   ServerProcess server;
   HttpsClient client(server.port());
   auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
@@ -356,11 +359,22 @@ TEST_CASE("UPDATE is validated but not mutated; DELETE and unknown kinds pass un
   CHECK(unknown.allowed);
   CHECK(unknown.patch.empty());
   auto metrics = client.get("/metrics").body;
-  CHECK_THAT(metrics, Catch::Contains(
-                          R"(workload_map_requests_total{endpoint="mutate",kind="Gizmo",outcome="unknown-kind"} 1)"));
+  CHECK_THAT(
+      metrics,
+      Catch::Contains(
+          R"(workload_map_requests_total{endpoint="mutate",operation="CREATE",kind="Gizmo",outcome="unknown-kind"} 1)"));
+  CHECK_THAT(
+      metrics,
+      Catch::Contains(
+          R"(workload_map_requests_total{endpoint="mutate",operation="UPDATE",kind="JobSet",outcome="skipped"} 1)"));
   CHECK_THAT(metrics,
-             Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",kind="JobSet",outcome="skipped"} 1)"));
-  CHECK_THAT(metrics, Catch::Contains("workload_map_definitions_loaded 20"));
+             Catch::Contains(
+                 R"(workload_map_requests_total{endpoint="mutate",operation="DELETE",kind="",outcome="skipped"} 1)"));
+  // As many as the server said when it started.
+  std::smatch loaded;
+  const std::string banner = server.banner();
+  REQUIRE(std::regex_search(banner, loaded, std::regex(R"(\((\d+) workload definitions)")));
+  CHECK_THAT(metrics, Catch::Contains("workload_map_definitions_loaded " + loaded[1].str() + "\n"));
   CHECK_THAT(metrics, Catch::Contains("workload_map_certificate_expiry_timestamp_seconds"));
   CHECK(client.get("/healthz").body == "ok\n");
   CHECK(client.get("/readyz").status == 200);
@@ -455,6 +469,18 @@ TEST_CASE("a PyTorchJob whose minAvailable is past its pods is warned of, or ref
     CHECK(answer.allowed);
     CHECK_THAT(answer.warnings, Catch::Contains(expected));
     CHECK_THAT(answer.warnings, Catch::Contains("gang \"never\" needs 33 pods placed at once but starts 6"));
+    // A warning past the API server's 500 bytes is cut before a whole character, never inside one: a name of
+    // two-byte characters (the webhook sees objects before their schema does) still gives valid JSON.
+    for (int length : {201, 202}) {  // one of the two puts byte 500 inside a character
+      std::string wide;
+      for (int i = 0; i < length; ++i) wide += "\xc3\xa9";
+      std::string wide_job = job;
+      wide_job.replace(wide_job.find("\"never\""), 7, "\"" + wide + "\"");
+      MutateAnswer cut = parse_answer(client.post("/validate", admission_review(wide_job, "team-a")).body);
+      REQUIRE_FALSE(cut.warnings.empty());
+      CHECK(cut.warnings.size() <= 501);  // one warning and its newline
+      CHECK_THAT(cut.warnings, Catch::StartsWith(std::string("PyTorchJob team-a/") + "\xc3\xa9"));
+    }
   }
   ServerProcess server({"--policy", write_temp("policy-unmeetable-refuse.yaml",
                                                policy_with_rules("- name: all\n  profile: kai\n  limits: "
@@ -469,4 +495,38 @@ TEST_CASE("a PyTorchJob whose minAvailable is past its pods is warned of, or ref
                                               policy_with_rules("- name: all\n  profile: kueue\n  queue: {value: q}\n"
                                                                 "  limits: {refuseUnmeetableGangs: true}\n"))});
   CHECK(parse_answer(HttpsClient(kueue.port()).post("/validate", admission_review(job, "team-a")).body).allowed);
+}
+
+TEST_CASE("the metrics port serves plain HTTP with HELP on every family and build info and the operation per request") {
+  ServerProcess server({"--metrics-listen", "127.0.0.1:0"});
+  std::smatch m;
+  const std::string banner = server.banner();
+  REQUIRE(std::regex_search(banner, m, std::regex(R"(metrics on http://127\.0\.0\.1:(\d+)/metrics)")));
+  const std::string base = "http://127.0.0.1:" + m[1].str();
+  HttpsClient client(server.port());
+  auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
+  client.post("/mutate", admission_review(element_json(object.root), "team-a"));
+
+  std::string metrics, code;
+  REQUIRE(run("curl -sf " + base + "/metrics", metrics) == 0);
+  CHECK_THAT(metrics, Catch::Contains("workload_map_build_info{version=\""));
+  CHECK_THAT(metrics, Catch::Contains("workload_map_admission_in_flight 0"));
+  CHECK_THAT(metrics,
+             Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",operation="CREATE",kind="JobSet")"));
+  // Every family a scraper sees has its HELP and TYPE.
+  std::set<std::string> typed, helped;
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("# TYPE ", 0) == 0) typed.insert(line.substr(7, line.find(' ', 7) - 7));
+    if (line.rfind("# HELP ", 0) == 0) helped.insert(line.substr(7, line.find(' ', 7) - 7));
+  }
+  CHECK(typed.size() >= 10);
+  CHECK(typed == helped);
+  // Probes answer there too; it serves nothing else, and nothing but GET.
+  run("curl -s -o /dev/null -w '%{http_code}' " + base + "/readyz", code);
+  CHECK(code == "200");
+  run("curl -s -o /dev/null -w '%{http_code}' -X POST --data '{}' " + base + "/mutate", code);
+  CHECK(code == "405");
+  run("curl -s -o /dev/null -w '%{http_code}' " + base + "/mutate", code);
+  CHECK(code == "404");
 }

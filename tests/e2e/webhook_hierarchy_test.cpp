@@ -75,10 +75,14 @@ TEST_CASE("an object whose controller is a catalog kind, or that a Pod owns, is 
   CHECK(kept.patch.empty());
   CHECK(parse_answer(client.post("/validate", admission_review(placeholder, "team-a")).body).allowed);
   const std::string metrics = client.get("/metrics").body;
-  CHECK_THAT(metrics,
-             Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",kind="Pod",outcome="controlled"} 2)"));
-  CHECK_THAT(metrics,
-             Catch::Contains(R"(workload_map_requests_total{endpoint="validate",kind="Pod",outcome="controlled"} 2)"));
+  CHECK_THAT(
+      metrics,
+      Catch::Contains(
+          R"(workload_map_requests_total{endpoint="mutate",operation="CREATE",kind="Pod",outcome="controlled"} 2)"));
+  CHECK_THAT(
+      metrics,
+      Catch::Contains(
+          R"(workload_map_requests_total{endpoint="validate",operation="CREATE",kind="Pod",outcome="controlled"} 2)"));
 }
 
 TEST_CASE("an UPDATE edits only the pod templates it changes, and always the workload's own metadata") {
@@ -213,8 +217,10 @@ TEST_CASE("children made by each operator's controller are left to their top-lev
         parse_answer(client.post("/mutate", admission_review(child_of(stranger, true), "team-a")).body);
     CHECK(grouped(unknown.patch));
   }
-  CHECK_THAT(client.get("/metrics").body,
-             Catch::Contains(R"(workload_map_requests_total{endpoint="mutate",kind="Pod",outcome="controlled"} 6)"));
+  CHECK_THAT(
+      client.get("/metrics").body,
+      Catch::Contains(
+          R"(workload_map_requests_total{endpoint="mutate",operation="CREATE",kind="Pod",outcome="controlled"} 6)"));
 }
 
 TEST_CASE("under every shipped profile, a JobSet's Job and that Job's Pod are left untouched") {

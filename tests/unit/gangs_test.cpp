@@ -128,7 +128,7 @@ TEST_CASE("JobSet: a sub-group per replicated job, pods per Job min(parallelism,
   }
 }
 
-TEST_CASE("JobSet InOrder: only the first replicated job must start together; Kueue still admits all") {
+TEST_CASE("JobSet InOrder: only the first replicated job must start together while Kueue still admits all") {
   auto gangs = gangs_of(job_set("InOrder"));
   REQUIRE(gangs.size() == 1);
   CHECK(gangs[0] == Gang{"jobset", 1, {{"driver", 1}, {"workers", 0}}});
@@ -155,7 +155,7 @@ std::string lws(const std::string& policy) {
 
 // KAI pkg/podgrouper/podgrouper/plugins/leaderworkerset/lws_grouper.go: a PodGroup per group
 // (<name>-group-<index>), minAvailable the group's size with LeaderCreated, 1 (the leader) with LeaderReady.
-TEST_CASE("LeaderWorkerSet: a gang per group, the group's size; the leader alone with LeaderReady") {
+TEST_CASE("LeaderWorkerSet: a gang per group of the group's size, the leader alone with LeaderReady") {
   auto created = gangs_of(lws(""));
   REQUIRE(created.size() == 3);
   CHECK(created[0] == Gang{"group-0", 4, {}});

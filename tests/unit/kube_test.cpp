@@ -34,7 +34,7 @@ std::string dir_with(const std::map<std::string, std::string>& files) {
 
 }  // namespace
 
-TEST_CASE("kubeconfig: the current context's cluster, user and namespace; files relative to the kubeconfig") {
+TEST_CASE("kubeconfig: the current context's cluster, user and namespace, with files relative to the kubeconfig") {
   const std::string dir =
       dir_with({{"ca.crt", "CA PEM"}, {"admin.crt", "CERT PEM"}, {"admin.key", "KEY PEM"}, {"config", R"(apiVersion: v1
 kind: Config
@@ -140,7 +140,7 @@ current-context: x
   CHECK(error.find("cannot read the kubeconfig") != std::string::npos);
 }
 
-TEST_CASE("in-cluster: the service account's token, CA and namespace; the token is re-read when rotated") {
+TEST_CASE("in-cluster: the service account's token, CA and namespace, and the token re-read when rotated") {
   const std::string dir = dir_with({{"token", "first\n"}, {"ca.crt", "CA"}, {"namespace", "workload-map\n"}});
   setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
   setenv("KUBERNETES_SERVICE_PORT", "443", 1);
@@ -306,7 +306,7 @@ TEST_CASE("watch events: objects with their resourceVersion, bookmarks, 410 Gone
   CHECK(problem == "a watch event of unknown type \"RENAMED\"");
 }
 
-TEST_CASE("definitions from Karta objects: ready only once listed; over the built-in ones, under --definitions") {
+TEST_CASE("definitions from Karta objects: ready only once listed, over the built-in ones and under --definitions") {
   const std::string jobset = test::read_file(test::source_path("definitions/jobset.yaml"));
   auto karta_definition = [&] {
     DefinitionLoad load = load_definitions(jobset, "Karta jobset");

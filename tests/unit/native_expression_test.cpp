@@ -149,7 +149,8 @@ TEST_CASE("\"?//\" is one jq token (the destructuring alternative): `.a ?// .b` 
   agree(".a? // .b", R"({"b":1})");
 }
 
-TEST_CASE("a field named like an exponent (.e1) is a number to jq 1.6's lexer: refused; quoted, or .e1x, a field") {
+TEST_CASE(
+    "a field named like an exponent (.e1) is a number to jq 1.6's lexer and refused, but quoted or as .e1x a field") {
   // Found by fuzz_native_vs_jq.
   for (const char* refused : {".e1", ".spec.e1", ".a.E10 // 1"}) refused_by_both(refused);
   agree(".a.e1x", R"({"a":{"e1x":1}})");
@@ -300,7 +301,7 @@ TEST_CASE("tonumber: numbers in strings are read, other JSON in strings is refus
   }
 }
 
-TEST_CASE("tonumber natively: integers and integer strings; signs, zeros and other text left to jq") {
+TEST_CASE("tonumber natively: integers and integer strings, with signs, zeros and other text left to jq") {
   for (const auto& [input, output] : std::vector<std::pair<std::string, std::string>>{{R"("12")", "12"},
                                                                                       {R"("-3")", "-3"},
                                                                                       {R"("0")", "0"},
@@ -355,7 +356,7 @@ TEST_CASE("indices, index and rindex give jq's answers on arrays and strings (jq
   }
 }
 
-TEST_CASE("floor natively on numbers, with jq's values and locations; other types left to jq") {
+TEST_CASE("floor natively on numbers, with jq's values and locations, other types left to jq") {
   agree(".a | . * 1", R"({"a":7})");  // a computed result identical to its located input
   for (const char* input : {"7", "7.9", "-0.5", "-3", "1e300", "0"})
     agree(".a | floor", std::string(R"({"a":)") + input + "}");

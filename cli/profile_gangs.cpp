@@ -1,0 +1,27 @@
+#include "cli/profile_gangs.h"
+
+#include "mapper/gangs.h"
+#include "webhook/gang_values.h"
+
+namespace wm::cli {
+
+std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile, const WorkloadView& view,
+                                        simdjson::dom::element root, const std::string& queue) {
+  const webhook::ProfileEdits& edits = webhook::Policy::edits_for(profile, view.gvk.group, view.gvk.kind);
+  if (!edits.pod_group) return {};
+  const std::string workload = view.name.empty() ? view.generate_name : view.name;
+  return webhook::pod_group_objects(*edits.pod_group, view, profile.gang_rule, root, workload, queue);
+}
+
+void name_gangs_as_profile(WorkloadView& view) {
+  const std::string workload = view.name.empty() ? view.generate_name : view.name;
+  std::vector<GangGroupView> named;
+  for (const auto& g : view.gangs)
+    for (auto& one : expanded_gangs({g}, 10000)) {
+      one.name = view.gangs.size() <= 1 && g.copies <= 1 ? workload : workload + "-" + one.name;
+      named.push_back(std::move(one));
+    }
+  view.gangs = std::move(named);
+}
+
+}  // namespace wm::cli

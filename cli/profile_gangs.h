@@ -1,0 +1,20 @@
+// A workload's gangs as a scheduler profile sees them at admission (inspect --profile, review).
+#pragma once
+
+#include <simdjson.h>
+
+#include <string>
+#include <vector>
+
+#include "mapper/workload_view.h"
+#include "webhook/policy.h"
+
+namespace wm::cli {
+
+// The objects (PodGroups) the profile needs for this workload's gangs, as JSON, named as its admission names them.
+std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile, const WorkloadView& view,
+                                        simdjson::dom::element root, const std::string& queue);
+// Each gang by itself, under the name its pods and PodGroup get at admission.
+void name_gangs_as_profile(WorkloadView& view);
+
+}  // namespace wm::cli

@@ -1,0 +1,177 @@
+// review: what the webhook would answer for a manifest, offline. The same review() the server runs: mutate, then
+// validate the mutated object (the API server's order), then the gangs and PodGroups of the rule's profile.
+#include <openssl/evp.h>
+
+#include <iostream>
+
+#include "cli/admission_request.h"
+#include "cli/catalog_options.h"
+#include "cli/commands.h"
+#include "cli/profile_gangs.h"
+#include "mapper/gangs.h"
+#include "mapper/json_patch_apply.h"
+#include "mapper/json_read.h"
+#include "mapper/json_writer.h"
+#include "webhook/admission.h"
+
+namespace wm::cli {
+
+namespace {
+
+struct ReviewOptions {
+  ReviewRequestOptions request;
+  std::vector<std::string> dirs;
+  std::string policy_file, format = "text";
+};
+
+std::string base64_decode(std::string_view text) {
+  std::string out(text.size() / 4 * 3 + 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+  if (n < 0) return "";
+  size_t size = static_cast<size_t>(n);
+  for (size_t i = text.size(); i > 0 && text[i - 1] == '=' && size > 0; --i) --size;  // EVP counts padding
+  out.resize(size);
+  return out;
+}
+
+// The parts of an AdmissionReview response that a person reads.
+struct Answer {
+  bool allowed = true;
+  std::string message, patch;  // patch: JSON Patch text, "" for none
+  std::vector<std::string> warnings;
+};
+
+std::optional<Answer> answer_of(const webhook::AdmissionResult& result, simdjson::dom::parser& parser) {
+  simdjson::dom::element response;
+  if (result.http_status != 200 || parser.parse(result.body).at_pointer("/response").get(response)) {
+    std::cerr << "review: the webhook could not read the request: " << result.body << "\n";
+    return std::nullopt;
+  }
+  Answer a;
+  if (response["allowed"].get_bool().get(a.allowed)) a.allowed = false;
+  a.message = std::string(string_at(response, "/status/message"));
+  std::string_view patch;
+  if (!response["patch"].get_string().get(patch)) a.patch = base64_decode(patch);
+  simdjson::dom::array warnings;
+  if (!response["warnings"].get_array().get(warnings))
+    for (auto w : warnings) {
+      std::string_view text;
+      if (!w.get_string().get(text)) a.warnings.emplace_back(text);
+    }
+  return a;
+}
+
+void print_json(const Answer& mutate, const Answer& validate, const std::string& rule, const std::string& profile,
+                const WorkloadView* view, const std::vector<std::string>& pod_groups) {
+  const bool allowed = mutate.allowed && validate.allowed;
+  std::string out = R"({"allowed":)" + std::string(allowed ? "true" : "false");
+  out += R"(,"message":)" + json_string(!mutate.allowed ? mutate.message : validate.message);
+  out += R"(,"rule":)" + json_string(rule) + R"(,"profile":)" + json_string(profile);
+  out += R"(,"patch":)" + (mutate.patch.empty() ? "[]" : mutate.patch);
+  out += R"(,"warnings":[)";
+  bool first = true;
+  for (const auto* answer : {&mutate, &validate})
+    for (const auto& w : answer->warnings) {
+      out += (first ? "" : ",") + json_string(w);
+      first = false;
+    }
+  out += R"(],"gangs":[)";
+  if (view)
+    for (size_t i = 0; i < view->gangs.size(); ++i) {
+      const GangGroupView& g = view->gangs[i];
+      out += (i ? "," : "") + std::string(R"({"name":)") + json_string(g.name) + R"(,"minMember":)" +
+             std::to_string(g.min_member) + R"(,"pods":)" + std::to_string(g.pods) + "}";
+    }
+  out += R"(],"podGroups":[)";
+  for (size_t i = 0; i < pod_groups.size(); ++i) out += (i ? "," : "") + pod_groups[i];
+  std::cout << out << "]}\n";
+}
+
+void print_text(const Answer& mutate, const Answer& validate, const std::string& rule, const std::string& profile,
+                const WorkloadView* view, const std::vector<std::string>& pod_groups) {
+  if (!mutate.allowed)
+    std::cout << "refused at mutation: " << mutate.message << "\n";
+  else if (!validate.allowed)
+    std::cout << "refused: " << validate.message << "\n";
+  else
+    std::cout << "allowed\n";
+  std::cout << "rule: " << (rule.empty() ? "(none matches)" : rule) << (profile.empty() ? "" : ", profile " + profile)
+            << "\n";
+  std::cout << "patch: " << (mutate.patch.empty() ? "(none)" : mutate.patch) << "\n";
+  if (view)
+    for (const auto& g : view->gangs)
+      std::cout << "gang " << g.name << ": min member " << g.min_member << " of " << g.pods << " pods\n";
+  for (const auto& pg : pod_groups) std::cout << "podGroup " << pg << "\n";
+  for (const auto* answer : {&mutate, &validate})
+    for (const auto& w : answer->warnings) std::cout << "warning: " << w << "\n";
+}
+
+int review(const ReviewOptions& o) {
+  auto catalog = load_catalog(o.dirs);
+  auto policy = catalog ? load_policy(o.policy_file) : std::nullopt;
+  auto object = policy ? first_object_json(o.request.file) : std::nullopt;
+  auto request = object ? admission_review_json(o.request, *object) : std::nullopt;
+  if (!request) return kInvalid;
+  webhook::AdmissionState state{std::make_shared<const Catalog>(std::move(*catalog)),
+                                std::make_shared<const webhook::Policy>(std::move(*policy))};
+  simdjson::dom::parser parser, answers;
+  auto mutate = answer_of(webhook::review(webhook::Endpoint::Mutate, *request, state, parser), answers);
+  if (!mutate) return kInvalid;
+  // The validating webhook sees the object as mutated.
+  std::string mutated = *object;
+  if (!mutate->patch.empty()) {
+    std::string error;
+    mutated = apply_json_patch(*object, mutate->patch, error);
+    if (mutated.empty()) {
+      std::cerr << "review: the webhook's patch does not apply: " << error << "\n";
+      return kInvalid;
+    }
+  }
+  request = admission_review_json(o.request, mutated);
+  if (!request) return kInvalid;
+  auto validate = answer_of(webhook::review(webhook::Endpoint::Validate, *request, state, parser), answers);
+  if (!validate) return kInvalid;
+
+  simdjson::dom::element root;
+  if (parser.parse(mutated).get(root)) return kInvalid;
+  const auto [group, version] = split_api_version(string_at(root, "/apiVersion"));
+  const std::string kind(string_at(root, "/kind"));
+  std::string namespace_name = o.request.namespace_name;
+  if (namespace_name.empty()) namespace_name = std::string(string_at(root, "/metadata/namespace"));
+  if (namespace_name.empty()) namespace_name = "default";
+  const webhook::Rule* rule = state.policy->match(namespace_name, group, kind);
+  const Catalog::Match match = state.catalog->find(string_at(root, "/apiVersion"), kind);
+  std::optional<WorkloadView> view;
+  std::vector<std::string> pod_groups;
+  std::optional<ObjectDocument> doc;
+  if (rule && rule->profile && match.definition) {
+    doc.emplace(root);
+    view = build_view(*match.definition, *doc, {.gang_rule = rule->profile->gang_rule});
+    std::string_view queue;
+    if (root.at_pointer("/metadata/annotations").at_key(webhook::kQueueAnnotation).get_string().get(queue)) queue = {};
+    pod_groups = pod_groups_for(*rule->profile, *view, root, std::string(queue));
+    name_gangs_as_profile(*view);
+  }
+  const std::string rule_name = rule ? rule->name : "", profile = rule && rule->profile ? rule->profile->name : "";
+  (o.format == "json" ? print_json : print_text)(*mutate, *validate, rule_name, profile, view ? &*view : nullptr,
+                                                 pod_groups);
+  return mutate->allowed && validate->allowed ? kOk : kInvalid;
+}
+
+}  // namespace
+
+void add_review(CLI::App& app, int& status) {
+  auto o = std::make_shared<ReviewOptions>();
+  CLI::App* command = app.add_subcommand(
+      "review",
+      "what the webhook would answer for FILE's first object, offline: allowed or refused, the patch, "
+      "the gangs and the PodGroups (exit 1 when refused)");
+  add_request_options(*command, o->request);
+  command->add_option("--policy", o->policy_file, "the policy (default: the built-in one)");
+  command->add_option("-o,--output", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  add_definitions_option(*command, o->dirs);
+  command->callback([o, &status] { status = review(*o); });
+}
+
+}  // namespace wm::cli

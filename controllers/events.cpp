@@ -1,0 +1,109 @@
+#include "controllers/events.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "kube/leader_election.h"
+#include "mapper/json_read.h"
+#include "mapper/json_writer.h"
+
+namespace wm::controllers {
+
+ObjectReference reference_to(simdjson::dom::element object) {
+  return {std::string(string_at(object, "/apiVersion")), std::string(string_at(object, "/kind")),
+          std::string(string_at(object, "/metadata/namespace")), std::string(string_at(object, "/metadata/name")),
+          std::string(string_at(object, "/metadata/uid"))};
+}
+
+template <class Value>
+Value* EventCorrelator::Lru<Value>::find(const std::string& key) {
+  auto it = entries.find(key);
+  if (it == entries.end()) return nullptr;
+  order.splice(order.begin(), order, it->second.second);
+  return &it->second.first;
+}
+
+template <class Value>
+Value& EventCorrelator::Lru<Value>::insert(const std::string& key, Value value) {
+  if (entries.size() >= kMaxEntries) {
+    entries.erase(order.back());
+    order.pop_back();
+  }
+  order.push_front(key);
+  return entries.insert_or_assign(key, std::make_pair(std::move(value), order.begin())).first->second.first;
+}
+
+EventCorrelator::Decision EventCorrelator::observe(const std::string& object, const std::string& event,
+                                                   const std::string& new_name, Clock::time_point now) {
+  Bucket* bucket = buckets_.find(object);
+  if (!bucket) bucket = &buckets_.insert(object, Bucket{kBurst, now});
+  const double refilled = std::chrono::duration<double>(now - bucket->last) / kRefill;
+  bucket->tokens = std::min<double>(kBurst, bucket->tokens + refilled);
+  bucket->last = now;
+  if (bucket->tokens < 1) return {};
+  bucket->tokens -= 1;
+
+  if (Seen* seen = seen_.find(event)) return {Action::Count, ++seen->count, seen->name};
+  seen_.insert(event, Seen{new_name, 1});
+  return {Action::Create, 1, new_name};
+}
+
+void EventCorrelator::forget(const std::string& event) {
+  if (auto it = seen_.entries.find(event); it != seen_.entries.end()) {
+    seen_.order.erase(it->second.second);
+    seen_.entries.erase(it);
+  }
+}
+
+void EventRecorder::record(const ObjectReference& object, std::string_view type, std::string_view reason,
+                           std::string_view message) {
+  const std::string object_key = object.kind + "|" + object.namespace_name + "|" + object.name + "|" + object.uid;
+  const std::string event_key =
+      object_key + "|" + std::string(type) + "|" + std::string(reason) + "|" + std::string(message);
+  // Events of cluster-scoped objects go to default, as client-go puts them.
+  const std::string ns = object.namespace_name.empty() ? "default" : object.namespace_name;
+  const std::string collection = "/api/v1/namespaces/" + kube::url_encode(ns) + "/events";
+  const std::string now = kube::micro_time_now().substr(0, 19) + "Z";
+  std::lock_guard lock(mutex_);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    // Named as client-go names them: the object's name and the time in nanoseconds, in hex.
+    char stamp[24];
+    std::snprintf(stamp, sizeof stamp, ".%llx",
+                  static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                      std::chrono::system_clock::now().time_since_epoch())
+                                                      .count()));
+    const auto decision =
+        correlator_.observe(object_key, event_key, object.name + stamp, EventCorrelator::Clock::now());
+    if (decision.action == EventCorrelator::Action::Drop) return;
+    kube::Response r;
+    if (decision.action == EventCorrelator::Action::Count) {
+      r = client_.request(
+          "PATCH", collection + "/" + kube::url_encode(decision.name),
+          R"({"count":)" + std::to_string(decision.count) + R"(,"lastTimestamp":)" + json_string(now) + "}",
+          kube::kMergePatch);
+      if (r.status == 404) {  // the API server expired it (an hour by default): make it again
+        correlator_.forget(event_key);
+        continue;
+      }
+    } else {
+      std::string body = R"({"apiVersion":"v1","kind":"Event","metadata":{"name":)" + json_string(decision.name) +
+                         R"(,"namespace":)" + json_string(ns) + R"(},"involvedObject":{"apiVersion":)" +
+                         json_string(object.api_version) + R"(,"kind":)" + json_string(object.kind) + R"(,"name":)" +
+                         json_string(object.name);
+      if (!object.namespace_name.empty()) body += R"(,"namespace":)" + json_string(object.namespace_name);
+      if (!object.uid.empty()) body += R"(,"uid":)" + json_string(object.uid);
+      body += R"(},"type":)" + json_string(type) + R"(,"reason":)" + json_string(reason) + R"(,"message":)" +
+              json_string(message) + R"(,"count":1,"firstTimestamp":)" + json_string(now) + R"(,"lastTimestamp":)" +
+              json_string(now) +
+              R"(,"source":{"component":"workload-map"},"reportingComponent":"workload-map","reportingInstance":)" +
+              json_string(instance_) + "}";
+      r = client_.request("POST", collection, body);
+    }
+    if (!r.ok())
+      log_.log(webhook::LogLevel::Debug, "cannot write an Event",
+               {{"object", object_key}, {"reason", std::string(reason)}, {"problem", r.describe()}});
+    return;
+  }
+}
+
+}  // namespace wm::controllers
