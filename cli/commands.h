@@ -1,5 +1,5 @@
 // The workload-map subcommands, on CLI11. Each add_* registers its subcommand, options and help on `app`;
-// when the subcommand runs, its exit code lands in `status`. Exit codes (also in the README):
+// when the subcommand runs, its exit code lands in `status`. Exit codes (also in docs/cli.md):
 //   0  done (unknown kinds are reported, not failures)
 //   1  the input or a definition is invalid, or a check failed
 //   2  usage error

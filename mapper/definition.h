@@ -53,7 +53,7 @@ struct StatusMatcher {
 struct StatusDefinition {
   Path phase;
   Path conditions;
-  std::string type_field = "type", status_field = "status", message_field = "message", reason_field = "reason";
+  std::string type_field = "type", status_field = "status", reason_field = "reason";
   // state name (initializing, running, ...) -> matchers, any of which selects the state
   std::vector<std::pair<std::string, std::vector<StatusMatcher>>> mappings;
 };

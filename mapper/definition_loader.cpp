@@ -389,7 +389,7 @@ class DefinitionReader {
         s.conditions = r_.path(c, "path", cf, true);
         s.type_field = r_.string(c, "typeFieldName", cf, false).value_or("type");
         s.status_field = r_.string(c, "statusFieldName", cf, false).value_or("status");
-        s.message_field = r_.string(c, "messageFieldName", cf, false).value_or("message");
+        r_.string(c, "messageFieldName", cf, false);  // Karta's schema has it; phases are read without messages
         s.reason_field = r_.string(c, "reasonFieldName", cf, false).value_or("reason");
       }
     }
@@ -560,7 +560,7 @@ void DefinitionLoader::load(const std::string& text, const std::string& file) {
   try {
     docs = load_all_documents(text);
   } catch (const YAML::Exception& e) {
-    errors_.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "invalid YAML: " + e.msg});
+    errors_.push_back({file, error_line(e), "", "invalid YAML: " + e.msg});
     return;
   }
   for (const auto& doc : docs) {
@@ -573,8 +573,7 @@ void DefinitionLoader::load(const std::string& text, const std::string& file) {
       def = DefinitionReader(reader).read(doc);
     } catch (const YAML::Exception& e) {
       // yaml-cpp throws when a node is used as what it is not (a list where a mapping belongs).
-      errors_.push_back(
-          {file, e.mark.line >= 0 ? e.mark.line + 1 : Reader::line_of(doc), "", "malformed definition: " + e.msg});
+      errors_.push_back({file, error_line(e, Reader::line_of(doc)), "", "malformed definition: " + e.msg});
     }
     if (def && errors_.size() == before) definitions_.emplace_back(document, std::move(*def));
   }

@@ -122,7 +122,7 @@ std::vector<SourceDocument> read_documents(const std::string& text, const std::s
       out.push_back(std::move(d));
     }
   } catch (const YAML::Exception& e) {
-    errors.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "invalid YAML: " + e.msg});
+    errors.push_back({file, error_line(e), "", "invalid YAML: " + e.msg});
   }
   return out;
 }

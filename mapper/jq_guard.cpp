@@ -5,10 +5,10 @@
 namespace wm {
 
 std::optional<std::string> unbounded_jq_construct(const std::string& s) {
-  static const char* const refused[] = {"def",        "repeat",         "while",   "until",        "range",
-                                        "infinite",   "input",          "inputs",  "env",          "halt",
-                                        "halt_error", "debug",          "stderr",  "import",       "include",
-                                        "limit",      "input_filename", "recurse", "recurse_down", "get_search_list"};
+  static const char* const refused[] = {
+      "def",     "repeat", "while",          "until",        "range",          "infinite", "input",
+      "inputs",  "env",    "halt",           "halt_error",   "debug",          "stderr",   "import",
+      "include", "limit",  "input_filename", "recurse_down", "get_search_list"};
   size_t i = 0;
   while (i < s.size()) {
     char c = s[i];

@@ -1,8 +1,10 @@
-// The common subset of jq that definitions use, evaluated directly over the simdjson DOM so that the
-// admission hot path does not pay for converting the object to jq: paths (.a.b, .a[], .a[0], .["k"]),
-// pipes between them, `//` alternatives, literals, parentheses and + - * / on numbers. The semantics
-// (stream order, null propagation, errors) are jq 1.6's; tests/unit/native_vs_jq checks them against
-// libjq over the whole corpus. Anything outside the subset is left to libjq.
+// The subset of jq that definitions use, evaluated directly over the simdjson DOM so that the admission hot path
+// does not pay for converting the object to jq: paths (.a.b, .a[], .a[0], .["k"], optional `?`), pipes, `//`
+// alternatives, commas, literals, parentheses, arithmetic and comparisons, if/then/else, and/or/not, empty,
+// variables and `as` bindings, try, keys and keys_unsorted, tonumber and floor on the values jq allows. The semantics
+// (stream order, null propagation, errors, path locations) are jq 1.6's; tests/unit/native_expression_test.cpp
+// checks each construct and tests/corpus/native_vs_jq_test.cpp the whole corpus against libjq. Anything outside
+// the subset, or a value the subset does not model at run time, is left to libjq.
 #pragma once
 
 #include <memory>

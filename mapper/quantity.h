@@ -15,13 +15,10 @@ class Quantity {
   Quantity() = default;
   // Refuses what the API server refuses; fractions below a thousandth round up, as MilliValue() does.
   static std::optional<Quantity> parse(std::string_view text);
-  static Quantity from_units(long long units) { return Quantity(static_cast<__int128>(units) * 1000); }
 
   __int128 milli() const { return milli_; }
-  bool is_zero() const { return milli_ == 0; }
   // Whole units, rounded up (GPU counts, pod counts).
   long long units_ceil() const;
-  double as_double() const { return static_cast<double>(milli_) / 1000.0; }
 
   // Canonical text: "4", "500m", and for byte-like resources "4Gi" when it divides evenly.
   std::string str(bool binary_suffixes = false) const;

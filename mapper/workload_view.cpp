@@ -5,6 +5,7 @@
 
 #include "mapper/gangs.h"
 #include "mapper/json_pointer.h"
+#include "mapper/json_read.h"
 #include "mapper/resources.h"
 #include "mapper/status.h"
 
@@ -81,7 +82,8 @@ class ViewBuilder {
     return v->pointer;
   }
 
-  std::optional<std::string> string_at(simdjson::dom::element e, std::string_view a, std::string_view b) {
+  // e[a][b] (e[a] when b is empty), when it is a string.
+  std::optional<std::string> member_string(simdjson::dom::element e, std::string_view a, std::string_view b) {
     simdjson::dom::element out;
     std::string_view s;
     if (e.is_object() && e.get_object().value_unsafe().at_key(a).get(out) == simdjson::SUCCESS &&
@@ -157,13 +159,13 @@ class ViewBuilder {
           pod_spec = spec;
           inst.fields = {child(v, "spec", "schedulerName"), child(v, "spec", "priorityClassName"),
                          child(v, "metadata", "labels"), child(v, "metadata", "annotations")};
-          inst.scheduler_name = string_at(v->element, "spec", "schedulerName");
+          inst.scheduler_name = member_string(v->element, "spec", "schedulerName");
         } else {
           const Value* m = metadata.at(i);
           inst.fields = {child(v, "schedulerName"), child(v, "priorityClassName"),
                          c.spec->metadata ? child(m, "labels") : std::nullopt,
                          c.spec->metadata ? child(m, "annotations") : std::nullopt};
-          inst.scheduler_name = string_at(v->element, "schedulerName", {});
+          inst.scheduler_name = member_string(v->element, "schedulerName", {});
         }
         inst.pod_requests = pod_requests(pod_spec, warnings);
       } else if (shape == PodShape::Fragmented) {
@@ -227,9 +229,9 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   std::string_view s;
   view.gvk = definition.gvk;
   if (root.at_key("apiVersion").get_string().get(s) == simdjson::SUCCESS) {
-    auto slash = s.find('/');
-    view.gvk.group = slash == std::string_view::npos ? "" : std::string(s.substr(0, slash));
-    view.gvk.version = std::string(slash == std::string_view::npos ? s : s.substr(slash + 1));
+    const auto [group, version] = split_api_version(s);
+    view.gvk.group = std::string(group);
+    view.gvk.version = std::string(version);
   }
   if (root.at_key("kind").get_string().get(s) == simdjson::SUCCESS) view.gvk.kind = std::string(s);
   view.name = metadata_string(root, "name");

@@ -18,4 +18,9 @@ std::optional<std::string> yaml_nesting_too_deep(const std::string& text, size_t
 // out (found by fuzz_definitions).
 std::vector<YAML::Node> load_all_documents(const std::string& text);
 
+// The 1-based line of a yaml-cpp error, or `unknown` when yaml-cpp does not know it.
+inline int error_line(const YAML::Exception& e, int unknown = 0) {
+  return e.mark.line >= 0 ? e.mark.line + 1 : unknown;
+}
+
 }  // namespace wm

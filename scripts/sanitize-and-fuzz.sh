@@ -10,8 +10,15 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --fuzz
 seconds=${FUZZ_SECONDS:-30}
 build=build-sanitize
+# ccache, beside Go's caches: a fresh clone on a machine that built before compiles only what changed (paths
+# relative to the clone, so that another clone's objects are hits too).
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 cmake -S . -B $build -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DWM_SANITIZE=ON -DWM_FUZZ=ON -DWM_CLUSTER_TESTS=OFF >/dev/null
+  -DWM_SANITIZE=ON -DWM_FUZZ=ON -DWM_CLUSTER_TESTS=OFF "${launcher[@]}" >/dev/null
 cmake --build $build --parallel "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config            # toolchain
+  g++ cmake ninja-build pkg-config ccache     # toolchain
   libboost-dev libboost-system-dev libssl-dev # HTTP + TLS (Boost.Beast/Asio, OpenSSL)
   libyaml-cpp-dev libsimdjson-dev             # YAML definitions, JSON objects
   libjq-dev libonig-dev                       # jq expressions

@@ -386,8 +386,7 @@ std::optional<AdmissionResult> parse_request(std::string_view body, simdjson::do
     return bad_request("request.object is missing for a " + std::string(req.operation));
   if (req.has_object && (req.api_version.empty() || req.kind.empty()))
     return bad_request("request.object has no apiVersion or kind");
-  auto slash = req.api_version.find('/');
-  req.group = slash == std::string_view::npos ? std::string_view{} : req.api_version.substr(0, slash);
+  req.group = split_api_version(req.api_version).first;
   return std::nullopt;
 }
 

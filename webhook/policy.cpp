@@ -158,7 +158,7 @@ std::optional<Policy> Policy::load(const std::string& text, const std::string& f
     return load_checked(text, file, errors);
   } catch (const YAML::Exception& e) {
     // yaml-cpp throws when a node is used as what it is not (a list where a mapping belongs).
-    errors.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed policy: " + e.msg});
+    errors.push_back({file, error_line(e), "", "malformed policy: " + e.msg});
     return std::nullopt;
   }
 }
@@ -172,7 +172,7 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    errors.push_back({file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "invalid YAML: " + e.msg});
+    errors.push_back({file, error_line(e), "", "invalid YAML: " + e.msg});
     return std::nullopt;
   }
   size_t before = errors.size();

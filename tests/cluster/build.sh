@@ -9,6 +9,8 @@
 # libraries its project was released with. Go's module and build caches make a warm rebuild quick; a module's
 # binaries are rebuilt only when its go.mod, go.sum or .conf, the Go toolchain or this script change (one stamp per
 # module in build/cluster/bin/.stamp-MODULE: Go does not cache linked executables, and relinking takes a minute).
+# Linked binaries are also kept under ${XDG_CACHE_HOME:-~/.cache}/workload-map/cluster-bin/ by the same stamp, beside
+# Go's own caches, so that a fresh clone on a machine that built them before copies instead of relinking.
 #   tests/cluster/build.sh [--force]
 set -euo pipefail
 shopt -s nullglob
@@ -46,8 +48,10 @@ for conf in "$here"/schedulers/*/scheduler.conf; do
   module_binaries[$module]=$(source "$conf" && echo "${binaries[@]}")
 done
 
+cache=${WM_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/workload-map/cluster-bin}
 start=$SECONDS
 built=0
+copied=0
 for module in "${modules[@]}"; do
   dir=$here/$module
   key=${module//\//-}
@@ -56,6 +60,15 @@ for module in "${modules[@]}"; do
     missing=0
     for binary in ${module_binaries[$module]}; do [[ -x $out/${binary%%=*} ]] || missing=1; done
     ((missing)) || continue
+  fi
+  kept=$cache/$key-$stamp
+  if [[ ${1:-} != --force && -f $kept/.complete ]]; then
+    for binary in ${module_binaries[$module]}; do
+      cp "$kept/${binary%%=*}" "$out/${binary%%=*}.new" && mv "$out/${binary%%=*}.new" "$out/${binary%%=*}"
+      copied=$((copied + 1))
+    done
+    echo "$stamp" > "$out/.stamp-$key"
+    continue
   fi
   ldflags="-s -w"
   [[ $module == . ]] && ldflags=$control_plane_ldflags
@@ -67,5 +80,13 @@ for module in "${modules[@]}"; do
     built=$((built + 1))
   done
   echo "$stamp" > "$out/.stamp-$key"
+  # Kept for the next clone; older builds of this module go (a cache, not an archive).
+  if mkdir -p "$cache" 2>/dev/null; then
+    rm -rf "$cache/$key-"*
+    mkdir -p "$kept"
+    for binary in ${module_binaries[$module]}; do cp "$out/${binary%%=*}" "$kept/"; done
+    touch "$kept/.complete"
+  fi
 done
 ((built == 0)) || echo "cluster/build.sh: built $built binaries into $out in $((SECONDS - start)) s" >&2
+((copied == 0)) || echo "cluster/build.sh: copied $copied binaries from $cache in $((SECONDS - start)) s" >&2

@@ -182,6 +182,13 @@ TEST_CASE(
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - applied_at).count();
   std::cout << "figure: kubectl apply of a Karta to the first admission that uses it: " << ms << " ms\n";
   REQUIRE(admitted);
+  // The leader routed the new kind to the webhook, and says so on the webhook configuration.
+  CHECK(eventually(
+      [&] {
+        return events_of("default", "MutatingWebhookConfiguration", "workload-map", "RulesAdded")
+                   .find("trainers.wmtest.example.com") != std::string::npos;
+      },
+      std::chrono::seconds(10)));
 
   simdjson::dom::parser parser;
   std::string message;

@@ -299,6 +299,35 @@ bool can_mount() {
   return false;
 }
 
+// What a rendering grants and routes, as comparable sets: the ClusterRole's (group, resource, verb) triples and the
+// mutating webhook's (group, resource) pairs.
+struct Grants {
+  std::set<std::string> role, routes;
+};
+Grants grants_of(const std::vector<ParsedObject>& objects) {
+  Grants g;
+  auto strings = [](simdjson::dom::element e, const char* key) {
+    std::vector<std::string> out;
+    simdjson::dom::array a;
+    if (!e[key].get_array().get(a))
+      for (auto v : a) out.emplace_back(v.get_string().value());
+    return out;
+  };
+  for (const auto& o : objects) {
+    simdjson::dom::array items;
+    if (o.kind == "ClusterRole" && !o.root["rules"].get_array().get(items))
+      for (auto rule : items)
+        for (const auto& group : strings(rule, "apiGroups"))
+          for (const auto& resource : strings(rule, "resources"))
+            for (const auto& verb : strings(rule, "verbs")) g.role.insert(group + "/" + resource + ":" + verb);
+    if (o.kind == "MutatingWebhookConfiguration" && !o.root.at_pointer("/webhooks/0/rules").get_array().get(items))
+      for (auto rule : items)
+        for (const auto& group : strings(rule, "apiGroups"))
+          for (const auto& resource : strings(rule, "resources")) g.routes.insert(group + "/" + resource);
+  }
+  return g;
+}
+
 // The cluster-scoped objects an install leaves, so that the next install (or test) starts clean.
 void remove_cluster_scoped() {
   CommandResult r = Cluster::get().kubectl({"delete", "--ignore-not-found", "mutatingwebhookconfiguration/workload-map",
@@ -418,6 +447,17 @@ TEST_CASE("the chart lints and renders over a values matrix") {
       CHECK(text.find("\"workload-map.workload-map.svc") == std::string::npos);
     }
   }
+  // The chart grants and routes what the kustomize base does: one list is not left behind by the other.
+  CommandResult base = run_command({std::string(WM_CLUSTER_BIN) + "/kubectl", "kustomize", source_path("manifests")});
+  CommandResult chart_default = helm({"template", "wm", chart(), "-n", "gpu-admission"});
+  REQUIRE(base.status == 0);
+  REQUIRE(chart_default.status == 0);
+  const Grants from_base = grants_of(parse_yaml(base.out, "manifests")),
+               from_chart = grants_of(parse_yaml(chart_default.out, "chart"));
+  CHECK(from_base.role.size() > 40);
+  CHECK(from_chart.role == from_base.role);
+  CHECK(from_base.routes.size() > 20);
+  CHECK(from_chart.routes == from_base.routes);
   // A wrong certificate source is named.
   CommandResult wrong = helm({"template", "wm", chart(), "--set", "certificates.source=vault"});
   CHECK(wrong.status != 0);
