@@ -1,7 +1,6 @@
 // review: what the webhook would answer for a manifest, offline. The same review() the server runs: mutate, then
 // validate the mutated object (the API server's order), then the gangs and PodGroups of the rule's profile.
-#include <openssl/evp.h>
-
+#include <boost/beast/core/detail/base64.hpp>
 #include <iostream>
 
 #include "cli/admission_request.h"
@@ -24,14 +23,11 @@ struct ReviewOptions {
   std::string policy_file, format = "text";
 };
 
+// The patch as admission encoded it, with the same Beast base64 (webhook/admission.cpp).
 std::string base64_decode(std::string_view text) {
-  std::string out(text.size() / 4 * 3 + 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (n < 0) return "";
-  size_t size = static_cast<size_t>(n);
-  for (size_t i = text.size(); i > 0 && text[i - 1] == '=' && size > 0; --i) --size;  // EVP counts padding
-  out.resize(size);
+  namespace base64 = boost::beast::detail::base64;
+  std::string out(base64::decoded_size(text.size()), '\0');
+  out.resize(base64::decode(out.data(), text.data(), text.size()).first);
   return out;
 }
 

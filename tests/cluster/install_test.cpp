@@ -18,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "mapper/json_read.h"
 #include "tests/cluster/cluster_support.h"
 #include "tests/support/test_support.h"
 
@@ -27,10 +28,7 @@ extern char** environ;
 
 namespace {
 
-std::string str(simdjson::dom::element e, std::string_view pointer) {
-  std::string_view s;
-  return e.at_pointer(pointer).get_string().get(s) ? "" : std::string(s);
-}
+std::string str(simdjson::dom::element e, std::string_view pointer) { return std::string(wm::string_at(e, pointer)); }
 
 struct Rendering {
   std::vector<ParsedObject> objects;
