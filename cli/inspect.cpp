@@ -71,6 +71,7 @@ int inspect(const InspectOptions& o) {
   const bool json = o.format == "json";
   ViewOptions options;
   options.status = o.status;
+  options.sub_groups = true;
   const std::string &profile_name = o.profile_name, &policy_file = o.policy_file, &queue = o.queue;
   auto catalog = load_catalog(o.dirs);
   if (!catalog) return kInvalid;
@@ -88,7 +89,6 @@ int inspect(const InspectOptions& o) {
       std::cerr << "\n";
       return kUsage;
     }
-    options.gang_rule = profile->gang_rule;
   }
 
   bool first = true;
@@ -110,6 +110,11 @@ int inspect(const InspectOptions& o) {
                   << "\n\n";
       }
       return;
+    }
+    if (profile) {
+      const ViewOptions counted = webhook::view_options_for(*profile, w.match.definition->gvk.group, w.kind);
+      options.gang_rule = counted.gang_rule;
+      options.minimums = counted.minimums;
     }
     WorkloadView view = build_view(*w.match.definition, w.doc, options);
     std::vector<std::string> pod_groups;

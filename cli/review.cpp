@@ -143,7 +143,9 @@ int review(const ReviewOptions& o) {
   std::optional<ObjectDocument> doc;
   if (rule && rule->profile && match.definition) {
     doc.emplace(root);
-    view = build_view(*match.definition, *doc, {.gang_rule = rule->profile->gang_rule});
+    ViewOptions options = webhook::view_options_for(*rule->profile, group, kind);
+    options.sub_groups = true;
+    view = build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(webhook::kQueueAnnotation).get_string().get(queue)) queue = {};
     pod_groups = pod_groups_for(*rule->profile, *view, root, std::string(queue));

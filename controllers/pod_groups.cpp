@@ -247,8 +247,7 @@ bool PodGroupController::reconcile_one(const std::string& key) {
   std::map<std::pair<std::string, std::string>, std::string> desired;
   if (edits.pod_group) {
     ObjectDocument doc(root);
-    ViewOptions options;
-    options.gang_rule = profile->gang_rule;
+    const ViewOptions options = webhook::view_options_for(*profile, gvk.group, gvk.kind, !has_controller(root));
     const WorkloadView view = build_view(*match.definition, doc, options);
     std::string group_name(string_at(root, pointer_child("/metadata/annotations", webhook::kGroupNameAnnotation)));
     if (group_name.empty()) group_name = string_at(root, "/metadata/name");

@@ -111,6 +111,13 @@ bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view 
   return false;
 }
 
+Path Catalog::replica_key(std::string_view text) const {
+  for (const auto& d : definitions_)
+    for (const auto& c : d->components)
+      if (c.replica_key && c.replica_key_path == text) return c.replica_key;
+  return nullptr;
+}
+
 Catalog::Match Catalog::find(std::string_view api_version, std::string_view kind) const {
   const auto [group, version] = split_api_version(api_version);
   Match none;

@@ -35,6 +35,10 @@ class Catalog {
   // or one of a definition's additionalChildKinds (any version: owner references may name another one).
   bool part_of_a_workload(std::string_view api_version, std::string_view kind) const;
 
+  // The compiled replica keyPath (podSelector.replicaSelector.keyPath) a definition writes as `text`; null when no
+  // definition has it. Only the catalog's own expressions are ever evaluated, whatever text a pod carries.
+  Path replica_key(std::string_view text) const;
+
   const std::vector<std::shared_ptr<const Definition>>& definitions() const { return definitions_; }
   // Compiles, on the calling thread, the jq programs that the definitions fall back to.
   void warm_up() const;

@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mapper/path_expression.h"
@@ -35,8 +37,26 @@ struct SpecDefinition {
   std::optional<FragmentedPodSpec> fragmented;  // pod fields scattered over a custom spec
 };
 
+// What Karta's schema has no field for, as YAML text in annotations of a Karta (which is validated against it):
+// a definition's named minimums (ScaleDefinition::named_min_replicas), and KAI's hierarchical sub-groups
+// (Definition::min_sub_groups, ScaleDefinition::sub_group_min_replicas).
+inline constexpr std::string_view kMinimumsAnnotation = "workload-map.io/minimums";
+inline constexpr std::string_view kSubGroupsAnnotation = "workload-map.io/sub-groups";
+
 struct ScaleDefinition {
   Path replicas, min_replicas, max_replicas;
+  // Minimums some scheduler or operator computes its own way, by the name a profile asks for them with (`minimums`
+  // in a policy); from the definition's workload-map.io/minimums annotation. min_replicas serves every other name.
+  std::vector<std::pair<std::string, Path>> named_min_replicas;
+  // A sub-group's own minimum once it starts (KAI's leaf and parent minimums), where it differs from what must start
+  // first (min_replicas: 0 for a JobSet job that InOrder starts later).
+  Path sub_group_min_replicas;
+
+  const Path& min_replicas_for(std::string_view name) const {
+    for (const auto& [n, path] : named_min_replicas)
+      if (n == name) return path;
+    return min_replicas;
+  }
 };
 
 struct ConditionMatch {
@@ -66,6 +86,7 @@ struct ComponentDefinition {
   std::optional<ScaleDefinition> scale;
   Path instance_id;
   std::string replica_key_path;  // podSelector.replicaSelector.keyPath: what tells this component's replicas apart
+  Path replica_key;              // the same, compiled: read from a pod at admission to name its replica's gang
   std::optional<StatusDefinition> status;
   int line = 0;
 
@@ -112,6 +133,7 @@ struct Definition {
   std::vector<GroupVersionKind> child_kinds;        // additionalChildKinds: made by the workload, not components
   std::vector<PodGroupDefinition> pod_groups;       // gangScheduling.podGroups (older format)
   std::optional<GangPodGroupDefinition> pod_group;  // gangScheduling.podGroup (newer; wins when both are set)
+  Path min_sub_groups;  // how many of the podGroup's sub-groups must start (KAI's root minSubGroup); null: all
 
   const ComponentDefinition& root() const { return components.front(); }
   const ComponentDefinition* component(const std::string& name) const;

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <functional>
 #include <initializer_list>
 #include <set>
@@ -49,6 +50,8 @@ void for_each_object_path(const Definition& definition,
       visit(at + "replicasPath", c.scale->replicas);
       visit(at + "minReplicasPath", c.scale->min_replicas);
       visit(at + "maxReplicasPath", c.scale->max_replicas);
+      for (const auto& [name, path] : c.scale->named_min_replicas) visit(at + name + ".minReplicasPath", path);
+      visit(at + "sub-groups.minReplicasPath", c.scale->sub_group_min_replicas);
     }
     visit(at + "instanceIdPath", c.instance_id);
     if (c.status) {
@@ -58,6 +61,7 @@ void for_each_object_path(const Definition& definition,
         for (const auto& m : matchers) visit(at + "statusMappings." + state + ".byExpression", m.by_expression);
     }
   }
+  visit("sub-groups.minSubGroups (a count, like minReplicasPath)", definition.min_sub_groups);
 }
 
 namespace {
@@ -220,6 +224,8 @@ class DefinitionReader {
     if (def.components.front().kind) def.gvk = *def.components.front().kind;
     def.versions.push_back(def.gvk.version);
     if (metadata.IsMap()) same_schema_versions(metadata["annotations"], def);
+    if (metadata.IsMap()) named_minimums(metadata["annotations"], def);
+    if (metadata.IsMap()) sub_groups(metadata["annotations"], def);
     check_structure(def, structure, sd);
 
     YAML::Node optimization = spec["optimizationInstructions"];
@@ -361,7 +367,11 @@ class DefinitionReader {
     }
     if (YAML::Node rs = node["replicaSelector"]; rs.IsDefined()) {
       const std::string rf = field + ".replicaSelector";
-      if (r_.map(rs, rf, {"keyPath"}) && r_.path(rs, "keyPath", rf, true)) c.replica_key_path = rs["keyPath"].Scalar();
+      if (r_.map(rs, rf, {"keyPath"}))
+        if (Path key = r_.path(rs, "keyPath", rf, true)) {
+          c.replica_key_path = rs["keyPath"].Scalar();
+          c.replica_key = std::move(key);
+        }
     }
     return node["componentInstanceSelector"].IsDefined();
   }
@@ -482,6 +492,88 @@ class DefinitionReader {
       v.erase(v.find_last_not_of(' ') + 1);
       if (!v.empty()) def.versions.push_back(v);
     }
+  }
+
+  // The YAML text of one of our annotations (Karta's schema has no field for what they hold, and a Karta is validated
+  // against it), parsed; null when absent or broken (reported). Errors name the annotation's line.
+  YAML::Node annotation_yaml(const YAML::Node& annotations, std::string_view key, YAML::Node& at, std::string& field) {
+    if (!annotations.IsMap()) return {};
+    const YAML::Node text = annotations[std::string(key)];
+    if (!text.IsDefined()) return {};  // (assigning a missing node throws)
+    at.reset(text);
+    field = "metadata.annotations." + std::string(key);
+    if (!at.IsScalar()) {
+      r_.error(at, 0, field, "must be YAML text");
+      return {};
+    }
+    if (auto too_deep = yaml_nesting_too_deep(at.Scalar())) {
+      r_.error(at, 0, field, *too_deep);
+      return {};
+    }
+    try {
+      auto documents = load_all_documents(at.Scalar());
+      if (documents.size() == 1 && documents.front().IsMap()) return documents.front();
+      r_.error(at, 0, field, "must be a mapping");
+    } catch (const YAML::Exception& e) {
+      r_.error(at, 0, field, "is not YAML (its line " + std::to_string(error_line(e, 1)) + "): " + e.msg);
+    }
+    return {};
+  }
+
+  // {component: jq} in an annotation: one expression per named component that has a scaleDefinition.
+  template <typename Each>
+  void per_component(const YAML::Node& map, const YAML::Node& at, const std::string& field, Definition& def,
+                     Each each) {
+    if (!map.IsMap()) return r_.error(at, 0, field, "must map component names to jq expressions");
+    for (const auto& entry : map) {
+      const std::string component = entry.first.Scalar(), f = field + "." + component;
+      auto it = std::find_if(def.components.begin(), def.components.end(),
+                             [&](const ComponentDefinition& c) { return c.name == component; });
+      if (it == def.components.end() || !it->scale) {
+        r_.error(at, 0, f, "names no component with a scaleDefinition");
+        continue;
+      }
+      if (!entry.second.IsScalar() || entry.second.Scalar().empty()) {
+        r_.error(at, 0, f, "must be a jq expression");
+        continue;
+      }
+      if (Path path = r_.expression(entry.second.Scalar(), at, Reader::line_of(at), f))
+        each(*it->scale, std::move(path));
+    }
+  }
+
+  // workload-map.io/minimums: {name: {component: minReplicasPath}}. Karta has one minimum per component; a scheduler
+  // that counts another way (KubeRay's Volcano integration against KAI's Ray grouper) gets its own, by name.
+  void named_minimums(const YAML::Node& annotations, Definition& def) {
+    YAML::Node at;
+    std::string field;
+    const YAML::Node names = annotation_yaml(annotations, kMinimumsAnnotation, at, field);
+    for (const auto& by_name : names) {
+      const std::string name = by_name.first.Scalar();
+      per_component(by_name.second, at, field + "." + name, def,
+                    [&](ScaleDefinition& scale, Path path) { scale.named_min_replicas.emplace_back(name, path); });
+    }
+  }
+
+  // workload-map.io/sub-groups: {minSubGroups: jq, minimums: {component: jq}}. KAI's hierarchical PodGroup needs
+  // minSubGroups of its sub-groups, each whole once it starts; minReplicasPath stays what must start together first.
+  void sub_groups(const YAML::Node& annotations, Definition& def) {
+    YAML::Node at;
+    std::string field;
+    const YAML::Node spec = annotation_yaml(annotations, kSubGroupsAnnotation, at, field);
+    if (!spec.IsMap()) return;
+    for (const auto& entry : spec)
+      if (entry.first.Scalar() != "minSubGroups" && entry.first.Scalar() != "minimums")
+        r_.error(at, 0, field + "." + entry.first.Scalar(), "unknown field (minSubGroups, minimums)");
+    if (const YAML::Node n = spec["minSubGroups"]; n.IsDefined()) {
+      if (n.IsScalar() && !n.Scalar().empty())
+        def.min_sub_groups = r_.expression(n.Scalar(), at, Reader::line_of(at), field + ".minSubGroups");
+      else
+        r_.error(at, 0, field + ".minSubGroups", "must be a jq expression");
+    }
+    if (const YAML::Node m = spec["minimums"]; m.IsDefined())
+      per_component(m, at, field + ".minimums", def,
+                    [](ScaleDefinition& scale, Path path) { scale.sub_group_min_replicas = std::move(path); });
   }
 
   std::optional<TopologyConstraint> topology(const YAML::Node& parent, const std::string& field) {

@@ -52,9 +52,14 @@ std::optional<simdjson::dom::element> pod_of(const InstanceView& i, ObjectDocume
 
 class GangBuilder {
  public:
-  GangBuilder(const Definition& def, const std::vector<ComponentView>& components, GangRule rule, ObjectDocument& doc,
-              std::vector<std::string>& warnings)
-      : def_(def), components_(components), rule_(rule), doc_(doc), warnings_(warnings) {}
+  GangBuilder(const Definition& def, const std::vector<ComponentView>& components, const ViewOptions& options,
+              ObjectDocument& doc, std::vector<std::string>& warnings)
+      : def_(def),
+        components_(components),
+        rule_(options.gang_rule),
+        sub_groups_(options.sub_groups),
+        doc_(doc),
+        warnings_(warnings) {}
 
   // The minimum of a component and every component under it; `members` collects their names (and stops cycles).
   long long subtree(const std::string& name, std::vector<std::string>& members) const {
@@ -96,14 +101,41 @@ class GangBuilder {
       if (!c || !view) continue;
       if (c->instance_id && !has_children(c->name)) {
         if (std::find(g.members.begin(), g.members.end(), c->name) == g.members.end()) g.members.push_back(c->name);
-        for (const auto& i : view->instances)  // a group that starts no pods is no sub-group (KAI's Ray grouper)
-          if (i.pods > 0) g.sub_groups.push_back({i.id, c->name, instance_minimum(i, rule_), sub.topology});
+        for (const auto& i : view->instances) {  // a group that starts no pods is no sub-group (KAI's Ray grouper)
+          if (i.pods == 0) continue;
+          const long long first = instance_minimum(i, rule_);
+          g.min_member += first;
+          // Once it starts, a sub-group needs its own minimum, which may be more than what must start first.
+          const long long own = rule_ == GangRule::Minimum && i.sub_group_min ? *i.sub_group_min : first;
+          g.sub_groups.push_back({i.id, c->name, own, sub.topology});
+        }
       } else {
-        g.sub_groups.push_back({c->name, c->name, subtree(c->name, g.members), sub.topology});
+        const long long first = subtree(c->name, g.members);
+        g.min_member += first;
+        g.sub_groups.push_back({c->name, c->name, first, sub.topology});
       }
     }
-    for (const auto& s : g.sub_groups) g.min_member += s.min_member;
+    if (def_.min_sub_groups && rule_ == GangRule::Minimum && sub_groups_)
+      g.min_sub_groups = min_sub_groups(def_.min_sub_groups, g.sub_groups.size());
     return g;
+  }
+
+  // minSubGroups over the object: the smallest number it yields, at most the sub-groups there are; none when it
+  // yields nothing (every sub-group). A value that is no count is a warning (the object is not understood).
+  std::optional<long long> min_sub_groups(const Path& path, size_t sub_groups) const {
+    const EvalResult r = path->evaluate(doc_, false);
+    std::optional<long long> least;
+    for (const auto& v : r.values) {
+      const std::optional<double> n = v.as_number();
+      if (!n || *n < 0 || *n > 2147483647.0 || *n != static_cast<double>(static_cast<long long>(*n))) {
+        warnings_.push_back("minSubGroups is not a count: " + v.json());
+        return std::nullopt;
+      }
+      least = std::min(least.value_or(*n), static_cast<long long>(*n));
+    }
+    if (!r.ok()) warnings_.push_back("minSubGroups: " + r.error);
+    if (!least || !r.ok()) return std::nullopt;
+    return std::min<long long>(*least, static_cast<long long>(sub_groups));
   }
 
   // The older podGroups: a gang per group, or per replica when a member groups by its replica key.
@@ -115,7 +147,8 @@ class GangBuilder {
       g.min_member += subtree(m.component, g.members);
       if (!m.filter_paths.empty())
         for (size_t i = first_member; i < g.members.size(); ++i) leave_out_filtered(m, g.members[i], g);
-      if (g.copies == 1) g.copies = replicas_grouped_apart(m);
+      if (g.replica_key_path.empty()) g.replica_key_path = replica_key_read_by(m);
+      if (g.copies == 1 && !g.replica_key_path.empty()) g.copies = replicas_of(m.component);
     }
     if (g.copies > 1) g.min_member /= g.copies;
     return g;
@@ -147,17 +180,21 @@ class GangBuilder {
     }
   }
 
-  // How many replicas a member's grouping keys tell apart: its component's replica count when one of
-  // them reads the component's replica key, else 1.
-  long long replicas_grouped_apart(const PodGroupMember& m) const {
+  // The replica key of the member's component when one of its grouping keys reads it (the gang is then one per
+  // replica), else "".
+  std::string replica_key_read_by(const PodGroupMember& m) const {
     const ComponentDefinition* c = def_.component(m.component);
-    if (!c || c->replica_key_path.empty()) return 1;
-    bool reads_replica_key = std::any_of(m.group_by_key_paths.begin(), m.group_by_key_paths.end(),
-                                         [&](const std::string& p) { return p.find(c->replica_key_path) == 0; });
-    const ComponentView* view = view_of(c->name);
-    if (!reads_replica_key || !view) return 1;
+    if (!c || c->replica_key_path.empty()) return {};
+    const bool reads = std::any_of(m.group_by_key_paths.begin(), m.group_by_key_paths.end(),
+                                   [&](const std::string& p) { return p.find(c->replica_key_path) == 0; });
+    return reads ? c->replica_key_path : std::string();
+  }
+
+  long long replicas_of(const std::string& component) const {
+    const ComponentView* view = view_of(component);
     long long replicas = 0;
-    for (const auto& i : view->instances) replicas += i.replicas;
+    if (view)
+      for (const auto& i : view->instances) replicas += i.replicas;
     return std::max(replicas, 1LL);
   }
 
@@ -165,6 +202,7 @@ class GangBuilder {
   const Definition& def_;
   const std::vector<ComponentView>& components_;
   GangRule rule_;
+  bool sub_groups_;
   ObjectDocument& doc_;
   std::vector<std::string>& warnings_;
 };
@@ -177,8 +215,9 @@ bool GangGroupView::counts(const std::string& component, const std::string& inst
 }
 
 std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
-                                         GangRule rule, ObjectDocument& doc, std::vector<std::string>& warnings) {
-  GangBuilder builder(definition, components, rule, doc, warnings);
+                                         const ViewOptions& options, ObjectDocument& doc,
+                                         std::vector<std::string>& warnings) {
+  GangBuilder builder(definition, components, options, doc, warnings);
   std::vector<GangGroupView> gangs;
   if (definition.pod_group) {
     gangs.push_back(builder.newer(*definition.pod_group));
@@ -229,7 +268,7 @@ ResourceList gang_min_resources(const std::vector<GangMember>& members) {
 std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gangs, size_t limit) {
   std::vector<GangGroupView> out;
   for (const auto& g : gangs) {
-    if (g.copies <= 1) {
+    if (g.replica_key_path.empty()) {
       if (out.size() < limit) out.push_back(g);
       continue;
     }
@@ -237,6 +276,7 @@ std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gang
       GangGroupView one = g;
       one.name = g.name + "-" + std::to_string(r);
       one.copies = 1;
+      one.replica_key_path.clear();  // one copy: repeated no more
       out.push_back(std::move(one));
     }
   }
@@ -245,7 +285,7 @@ std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gang
 
 std::string gang_object_name(const std::string& workload, const std::vector<GangGroupView>& gangs,
                              const GangGroupView& gang) {
-  if (gangs.size() <= 1) return workload;
+  if (gangs.size() <= 1 && gang.replica_key_path.empty()) return workload;
   return workload + "-" + gang.name;
 }
 

@@ -15,7 +15,8 @@ namespace wm {
 // A pod group member's `filters` (jq over one pod, ANDed) are evaluated over each of its pod templates as a pod;
 // a template that fails one is left out of that member. Filter errors are added to `warnings`.
 std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
-                                         GangRule rule, ObjectDocument& doc, std::vector<std::string>& warnings);
+                                         const ViewOptions& options, ObjectDocument& doc,
+                                         std::vector<std::string>& warnings);
 
 // A gang whose minimum is more than the pods it starts never starts: the scheduler waits for pods that never
 // come. One sentence per such gang, naming both numbers (empty when every gang can start), and the gang by
@@ -34,13 +35,13 @@ std::vector<GangMember> gang_members(const GangGroupView& gang, const std::vecto
 // What the gang's minimum asks for: each member's minimum times one pod's requests.
 ResourceList gang_min_resources(const std::vector<GangMember>& members);
 
-// The gangs one by one, copies expanded into "<name>-<replica>" (at most `limit` entries).
+// The gangs one by one, a gang repeated per replica expanded into "<name>-<replica>" (at most `limit` entries).
 std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gangs, size_t limit);
 
 // The name a gang's pods carry ({{group}} in a profile): the workload's name when it is the only gang, else the
-// workload's name and the gang's ("train-cluster"). A gang repeated per replica shares its pod templates with its
-// copies, so its pods carry one name for all of them: only a grouper that sees the pods (KAI's podgrouper, the
-// operator's own scheduler integration) can tell the copies apart.
+// workload's name and the gang's ("train-cluster"). A gang repeated per replica always gets both ("serve-group"):
+// its copies share their pod templates, so the pods are written that name, and each pod's admission appends its
+// replica key to it ("serve-group-1"; webhook/replica_gang.h), the name of its copy's PodGroup.
 std::string gang_object_name(const std::string& workload, const std::vector<GangGroupView>& gangs,
                              const GangGroupView& gang);
 

@@ -15,9 +15,11 @@ void apply_pod_edits(JsonPatchBuilder& patch, const InstanceView& instance, cons
   if (instance.shape == PodShape::Logical) return;
   const PodFieldLocations& at = instance.fields;
   if (!at.scheduler_name && !at.priority_class_name && !at.labels && !at.annotations) {
-    // A kind whose API has no place for them (NIMCache): one warning, not one per field.
+    // A kind whose API has no place for them (NIMCache), or pods from an operator's default template (a RayJob's
+    // submitter): one warning, not one per field.
     if (edits.scheduler_name || edits.priority_class_name || !edits.labels.empty() || !edits.annotations.empty())
-      note(warnings, instance, "pods not edited", "the definition locates no pod field (its API may have none)");
+      note(warnings, instance, "pods not edited",
+           "the definition locates no pod field (the API has none, or the pods come from the operator's defaults)");
     return;
   }
   auto set = [&](const std::optional<std::string>& where, const std::optional<std::string>& value, const char* what) {

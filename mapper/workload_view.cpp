@@ -45,7 +45,8 @@ struct Stream {
 
 class ViewBuilder {
  public:
-  ViewBuilder(ObjectDocument& doc, WorkloadView& view) : doc_(doc), view_(view) {}
+  ViewBuilder(ObjectDocument& doc, WorkloadView& view, const ViewOptions& options)
+      : doc_(doc), view_(view), minimums_(options.minimums), sub_groups_(options.sub_groups) {}
 
   Stream eval(const Path& path, const ComponentDefinition& c, const char* field, bool pointers) {
     Stream s;
@@ -95,10 +96,14 @@ class ViewBuilder {
 
   ComponentView component(const ComponentDefinition& c) {
     ComponentView out{c.name, c.kind, c.owner, c.bears_pods(), {}};
-    const ScaleDefinition scale = c.scale.value_or(ScaleDefinition{});
+    static const ScaleDefinition kNoScale;
+    const ScaleDefinition& scale = c.scale ? *c.scale : kNoScale;
     Stream replicas = eval(scale.replicas, c, "replicasPath", false);
-    Stream min_replicas = eval(scale.min_replicas, c, "minReplicasPath", false);
+    Stream min_replicas = eval(scale.min_replicas_for(minimums_), c, "minReplicasPath", false);
     Stream max_replicas = eval(scale.max_replicas, c, "maxReplicasPath", false);
+    static const Path kNotAskedFor;
+    Stream sub_group_min =
+        eval(sub_groups_ ? scale.sub_group_min_replicas : kNotAskedFor, c, "sub-group minimum", false);
     Stream ids = eval(c.instance_id, c, "instanceIdPath", false);
 
     Stream primary, metadata;
@@ -198,6 +203,7 @@ class ViewBuilder {
       inst.replicas = count(replicas.at(i), c, "replicasPath").value_or(1);
       inst.min_replicas = count(min_replicas.at(i), c, "minReplicasPath");
       inst.max_replicas = count(max_replicas.at(i), c, "maxReplicasPath");
+      inst.sub_group_min = count(sub_group_min.at(i), c, "sub-group minimum");
       if (const Value* id = ids.at(i); present(id))
         inst.id = id->as_scalar_string().value_or(id->json());
       else
@@ -212,6 +218,8 @@ class ViewBuilder {
  private:
   ObjectDocument& doc_;
   WorkloadView& view_;
+  std::string_view minimums_;
+  bool sub_groups_;
 };
 
 std::string metadata_string(simdjson::dom::element root, std::string_view key) {
@@ -238,7 +246,7 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   view.namespace_name = metadata_string(root, "namespace");
   view.generate_name = metadata_string(root, "generateName");
 
-  ViewBuilder builder(doc, view);
+  ViewBuilder builder(doc, view, options);
   for (const auto& c : definition.components) view.components.push_back(builder.component(c));
   for (const auto& c : view.components)
     for (const auto& i : c.instances) {
@@ -253,7 +261,7 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
     view.warnings.push_back(
         "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
         "object) that workload-map does not read");
-  view.gangs = compute_gangs(definition, view.components, options.gang_rule, doc, view.warnings);
+  view.gangs = compute_gangs(definition, view.components, options, doc, view.warnings);
   if (options.status && definition.root().status)
     view.phases = evaluate_status(*definition.root().status, doc, view.warnings);
   return view;

@@ -30,6 +30,7 @@ struct InstanceView {
   std::string location;  // pointer to the pod template / pod spec; for fragmented specs, the resources
   long long replicas = 1;
   std::optional<long long> min_replicas, max_replicas;
+  std::optional<long long> sub_group_min;     // its sub-group's own minimum, where the definition gives one
   long long pods = 0;                         // pods this instance yields (0 for a logical grouping)
   ResourceList pod_requests;                  // one pod's effective request
   ResourceList total_requests;                // pod_requests x pods
@@ -66,8 +67,12 @@ struct GangGroupView {
   long long min_member = 0;          // pods that must start together, as the scheduler counts them
   long long pods = 0;                // pods one copy of the gang starts (less than min_member: it never starts)
   std::vector<GangSubGroupView> sub_groups;
+  std::optional<long long> min_sub_groups;  // sub-groups that must start (KAI's minSubGroup); none: all of them
   std::optional<TopologyConstraint> topology;
   long long copies = 1;  // identical gangs, one per replica of the grouping component (LeaderWorkerSet groups)
+  // Set when the gang is repeated per replica (whatever `copies` is now: a scale changes it): the keyPath that tells
+  // a pod's replica apart (podSelector.replicaSelector.keyPath of the grouping component).
+  std::string replica_key_path;
   // Pod templates (component, instance id) of member components that the members' filters leave out.
   std::vector<std::pair<std::string, std::string>> excluded;
 
@@ -91,6 +96,10 @@ struct WorkloadView {
 struct ViewOptions {
   bool status = false;  // evaluate the status mappings (not needed at admission)
   GangRule gang_rule = GangRule::Minimum;
+  std::string minimums;  // the definitions' named minimums to use where they have them (a profile's `minimums`)
+  // Evaluate the definitions' sub-group minimums and minSubGroups (KAI's hierarchy): shown by inspect, never written
+  // by admission, so not evaluated there.
+  bool sub_groups = false;
 };
 
 WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});

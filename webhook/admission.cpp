@@ -10,6 +10,7 @@
 #include "mapper/view_json.h"
 #include "mapper/workload_view.h"
 #include "webhook/gang_values.h"
+#include "webhook/replica_gang.h"
 
 namespace wm::webhook {
 
@@ -130,6 +131,20 @@ void render_into(StringPairs& out, size_t& at, const TemplatePairs& templates, c
   }
 }
 
+void put_into(StringPairs& out, size_t& at, std::string_view key, std::string_view value) {
+  if (at == out.size()) out.emplace_back();
+  out[at].first = key;
+  out[at].second = value;
+  ++at;
+}
+
+bool any_uses_group(std::initializer_list<const TemplatePairs*> lists) {
+  for (const TemplatePairs* list : lists)
+    for (const auto& [key, t] : *list)
+      if (t.uses("group")) return true;
+  return false;
+}
+
 StringPairs render(const TemplatePairs& templates, const TemplateValues& values) {
   StringPairs out;
   size_t at = 0;
@@ -163,6 +178,8 @@ class Reviewer {
       priority_class_ = first_priority_class(view, req.object);
     values_.priority_class_name = priority_class_;
     if (profile_.writes_task_groups || rule.writes_task_groups) task_groups_.resize(view.gangs.size());
+    names_gangs_on_pods_ =
+        any_uses_group({&profile_.pod_labels, &profile_.pod_annotations, &rule.pod_labels, &rule.pod_annotations});
   }
 
   // The rule's profile with its override for this kind merged in; no edits without a profile.
@@ -206,6 +223,11 @@ class Reviewer {
         render_into(edits.labels, labels, rule_.pod_labels, v, left_out);
         render_into(edits.annotations, annotations, profile.pod_annotations, v, left_out);
         render_into(edits.annotations, annotations, rule_.pod_annotations, v, left_out);
+        if (gang && !gang->replica_key_path.empty() && names_gangs_on_pods_) {
+          // The copies share this template: each pod's admission appends its replica key (replica_gang.h).
+          put_into(edits.annotations, annotations, kReplicaGangAnnotation, v.group);
+          put_into(edits.annotations, annotations, kReplicaKeyAnnotation, gang->replica_key_path);
+        }
         edits.labels.resize(labels);
         edits.annotations.resize(annotations);
         apply_pod_edits(patch, i, edits, warnings);
@@ -316,6 +338,7 @@ class Reviewer {
   std::vector<std::string> task_groups_;  // by position in view_.gangs, when the profile writes them
   std::string priority_class_;
   TemplateValues values_;
+  bool names_gangs_on_pods_ = false;  // some pod label or annotation is written {{group}}
 };
 
 // The object's controller: its ownerReference with controller: true. When the catalog knows that kind as part of a
@@ -405,13 +428,23 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
     return result;
   };
   if (req.operation != "CREATE" && req.operation != "UPDATE") return allow("skipped");
+  const Owners owners = owners_of(req.object);
+  const std::optional<Controller>& controller = owners.controller;
+
+  // A pod of a gang repeated per replica finishes the gang name its workload's admission wrote, whatever rule its
+  // own kind matches: that admission decided.
+  if (endpoint == Endpoint::Mutate && controller && !owners.pod)
+    if (auto named = name_replica_gang(req.object, *state.catalog);
+        named && state.catalog->part_of_a_workload(controller->api_version, controller->kind)) {
+      result.outcome = named->patch.empty() ? "controlled" : "replica-gang";
+      result.body = response(req.uid, named->patch, "", 0, named->warnings);
+      return result;
+    }
 
   const Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
   if (!rule) return allow("no-rule");
   auto match = state.catalog->find(req.api_version, req.kind);
   if (!match.definition && match.uncovered_version_of.empty()) return allow("unknown-kind");
-  const Owners owners = owners_of(req.object);
-  const std::optional<Controller>& controller = owners.controller;
   if (controller && state.catalog->part_of_a_workload(controller->api_version, controller->kind))
     return allow("controlled");
   if (owners.pod && req.kind == "Pod" && req.api_version == "v1") return allow("controlled");
@@ -435,8 +468,8 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
                           match.uncovered_version_of + ")");
 
   ObjectDocument doc(req.object);
-  ViewOptions options;
-  if (rule->profile) options.gang_rule = rule->profile->gang_rule;
+  const ViewOptions options =
+      rule->profile ? view_options_for(*rule->profile, req.group, req.kind, !controller) : ViewOptions{};
   WorkloadView view = build_view(*match.definition, doc, options);
   if (!view.warnings.empty())
     return not_understood("workload-map cannot understand " + display_name(view, req.namespace_name) + ": " +

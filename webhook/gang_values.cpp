@@ -1,5 +1,7 @@
 #include "webhook/gang_values.h"
 
+#include <algorithm>
+
 #include "mapper/json_writer.h"
 #include "mapper/resources.h"
 #include "mapper/view_json.h"
@@ -36,14 +38,32 @@ void copy_field(std::string& out, simdjson::dom::element spec, const char* key, 
 }  // namespace
 
 std::string task_groups_json(const std::vector<GangMember>& members, simdjson::dom::element root) {
-  std::string out = "[";
+  // Pods name their task group by their template ({{instance}}), and a template shared by several members (a
+  // LeaderWorkerSet without a leaderTemplate) is written by each in turn, so its pods name the last: one task group
+  // for them, with all of their minimums. Otherwise YuniKorn keeps placeholders for a group no pod names.
+  struct TaskGroup {
+    const InstanceView* instance;
+    long long min_member;
+  };
+  std::vector<TaskGroup> groups;
   for (const auto& m : members) {
+    auto same = std::find_if(groups.begin(), groups.end(),
+                             [&](const TaskGroup& t) { return t.instance->location == m.instance->location; });
+    if (same == groups.end()) {
+      groups.push_back({m.instance, m.min_member});
+    } else {
+      same->instance = m.instance;
+      same->min_member += m.min_member;
+    }
+  }
+  std::string out = "[";
+  for (const auto& t : groups) {
     if (out.size() > 1) out.push_back(',');
     out += "{\"name\":";
-    append_json_string(out, m.instance->id);
-    out += ",\"minMember\":" + std::to_string(m.min_member) + ",\"minResource\":";
-    out += resources_json(m.instance->pod_requests);
-    if (auto spec = pod_spec_of(*m.instance, root)) {
+    append_json_string(out, t.instance->id);
+    out += ",\"minMember\":" + std::to_string(t.min_member) + ",\"minResource\":";
+    out += resources_json(t.instance->pod_requests);
+    if (auto spec = pod_spec_of(*t.instance, root)) {
       copy_field(out, *spec, "nodeSelector", "{}");
       copy_field(out, *spec, "tolerations", "[]");
     }
@@ -92,14 +112,23 @@ std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, cons
   values.gpus = gpu_count(view.total_requests);
   std::vector<std::string> out;
   for (const auto& g : view.gangs) {
-    // A gang repeated per replica shares its pod templates, so its pods carry one name: one object for them all.
     const std::string name = gang_object_name(workload_name, view.gangs, g);
     auto members = gang_members(g, view.components, rule);
     const std::string resources = resources_json(gang_min_resources(members));
     const std::string task_mins = task_min_members_json(members);
-    values.group = name;
     values.gang_size = g.min_member;
-    out.push_back(pod_group.render_json(values, {resources, task_mins}));
+    if (g.replica_key_path.empty()) {
+      values.group = name;
+      out.push_back(pod_group.render_json(values, {resources, task_mins}));
+      continue;
+    }
+    // One per replica, named as each pod's admission names its copy: "<name>-<replica key>". The replica keys of the
+    // catalog's replicated kinds are the replica's index (LeaderWorkerSet's group-index, Grove's replica-index).
+    for (long long r = 0; r < g.copies; ++r) {
+      const std::string copy = name + "-" + std::to_string(r);
+      values.group = copy;
+      out.push_back(pod_group.render_json(values, {resources, task_mins}));
+    }
   }
   return out;
 }

@@ -74,6 +74,12 @@ class PolicyReader {
   ProfileEdits edits(const YAML::Node& node, const std::string& field, bool is_override) {
     ProfileEdits e;
     if (node["schedulerName"].IsDefined()) e.scheduler_name = node["schedulerName"].Scalar();
+    if (YAML::Node m = node["minimums"]; m.IsDefined()) {
+      if (m.IsScalar() && !m.Scalar().empty())
+        e.minimums = m.Scalar();
+      else
+        error(m, field + ".minimums", "must name the definitions' minimums (their workload-map.io/minimums)");
+    }
     auto removed = [&](std::vector<std::string>& list) { return is_override ? &list : nullptr; };
     e.pod_labels = templates(node["podLabels"], field + ".podLabels", removed(e.removed_pod_labels));
     e.pod_annotations =
@@ -188,8 +194,8 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
   for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map)) {
     const std::string field = "schedulerProfiles." + e.first.Scalar();
     if (!r.keys(e.second, field,
-                {"schedulerName", "gangRule", "podLabels", "podAnnotations", "workloadLabels", "workloadAnnotations",
-                 "podGroup", "overrides"}))
+                {"schedulerName", "gangRule", "minimums", "podLabels", "podAnnotations", "workloadLabels",
+                 "workloadAnnotations", "podGroup", "overrides"}))
       continue;
     auto profile = std::make_unique<SchedulerProfile>();
     profile->name = e.first.Scalar();
@@ -205,7 +211,7 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
     for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
       const std::string of = field + ".overrides[" + std::to_string(i) + "]";
       if (!r.keys(overrides[i], of,
-                  {"kinds", "standalone", "schedulerName", "podLabels", "podAnnotations", "workloadLabels",
+                  {"kinds", "standalone", "schedulerName", "minimums", "podLabels", "podAnnotations", "workloadLabels",
                    "workloadAnnotations", "podGroup"}))
         continue;
       // Merged once here, so admission only picks one.
@@ -310,9 +316,18 @@ void ProfileEdits::note_costly_values() {
   writes_task_groups = uses("taskGroups");
 }
 
+ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                             bool standalone) {
+  ViewOptions options;
+  options.gang_rule = profile.gang_rule;
+  options.minimums = Policy::edits_for(profile, group, kind, standalone).minimums;
+  return options;
+}
+
 ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
   ProfileEdits out = base;
   if (over.scheduler_name) out.scheduler_name = over.scheduler_name;
+  if (!over.minimums.empty()) out.minimums = over.minimums;
   auto merge = [](TemplatePairs& into, const TemplatePairs& more, const std::vector<std::string>& removed) {
     std::erase_if(
         into, [&](const auto& pair) { return std::find(removed.begin(), removed.end(), pair.first) != removed.end(); });

@@ -27,6 +27,9 @@ struct ProfileEdits {
   // The object the scheduler needs per gang (a PodGroup), made after admission; an override's null drops it.
   std::shared_ptr<const ObjectTemplate> pod_group;
   bool removes_pod_group = false;
+  // The definitions' named minimums this scheduler counts with (their workload-map.io/minimums), where they have
+  // them; "" for their minReplicasPath.
+  std::string minimums;
 
   bool uses(const char* variable) const;  // in any label or annotation template
   // Values that cost work to compute, asked for by a template here (noted once, when the policy loads).
@@ -97,6 +100,10 @@ class Policy {
   std::vector<std::unique_ptr<SchedulerProfile>> profiles_;  // stable addresses for Rule::profile
   std::vector<Rule> rules_;
 };
+
+// How the profile's scheduler counts a gang of this kind: its gang rule, and the minimums its edits for the kind name.
+ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                             bool standalone = true);
 
 bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind);
 // `over`'s edits over `base`'s: its scheduler name if it has one, its keys replacing or added.

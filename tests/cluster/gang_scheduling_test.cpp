@@ -95,40 +95,17 @@ void gangs_never_deadlock(const std::string& profile) {
   CHECK(then_runs);
 }
 
-}  // namespace
-
-TEST_CASE(
-    "coscheduling: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
-    "join") {
-  default_scheduler_binds_part("coscheduling");
-  gang_starts_whole("coscheduling");
-}
-TEST_CASE(
-    "volcano: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
-    "join") {
-  default_scheduler_binds_part("volcano");
-  gang_starts_whole("volcano");
-}
-TEST_CASE(
-    "yunikorn: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
-    "join") {
-  default_scheduler_binds_part("yunikorn");
-  gang_starts_whole("yunikorn");
-}
-
-TEST_CASE("coscheduling: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("coscheduling"); }
-TEST_CASE("volcano: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("volcano"); }
-TEST_CASE("yunikorn: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("yunikorn"); }
-
 // A LeaderWorkerSet of 3 groups x 4 pods x 2 GPUs, no leaderTemplate (the common shape), on 16 GPUs: room for
 // exactly 2 groups. Each group is a gang of its own: 2 whole groups bind, none half. Under Volcano the groups are
-// LWS's own to gang (its Volcano integration, on in this bed's LWS: fixture.sh --lws-gang-scheduling volcano).
-TEST_CASE("volcano: a LeaderWorkerSet binds whole groups only and as many as fit") {
-  start_scheduler("volcano");
-  const std::string pool = node_pool("groups-volcano");
+// LWS's own to gang (its Volcano integration, on in this bed's LWS: fixture.sh --lws-gang-scheduling volcano); under
+// coscheduling and YuniKorn each pod's admission names its group's gang (webhook/replica_gang.h), and the cluster
+// side makes a PodGroup per group.
+void lws_binds_whole_groups(const std::string& profile) {
+  start_scheduler(profile);
+  const std::string pool = node_pool("groups-" + profile);
   add_nodes(pool, 2, 8);
-  const std::string ns = make_namespace("groups-volcano", true);
-  RegisteredWebhook webhook(policy_for(ns, "volcano"), "base", cluster_side_args("groups-volcano"));
+  const std::string ns = make_namespace("groups-" + profile, true);
+  RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args("groups-" + profile));
   kubectl_apply(ns, R"(apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
 metadata: {name: serve}
@@ -156,8 +133,43 @@ spec:
     return whole == 2;
   };
   REQUIRE(eventually([&] { return count_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve").total == 12; }, 90s, 500ms));
-  bool settled = eventually(two_whole_none_half, 90s, 500ms);
+  bool settled = eventually(two_whole_none_half, capacity_wakes(profile) + 30s, 500ms);
   INFO(describe(ns));
   REQUIRE(settled);
   CHECK(stays(two_whole_none_half, 10s));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "coscheduling: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
+    "join") {
+  default_scheduler_binds_part("coscheduling");
+  gang_starts_whole("coscheduling");
+}
+TEST_CASE(
+    "volcano: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
+    "join") {
+  default_scheduler_binds_part("volcano");
+  gang_starts_whole("volcano");
+}
+TEST_CASE(
+    "yunikorn: a 5-pod gang on 12 GPUs binds no pod where default-scheduler binds 3 and all 5 once two more nodes "
+    "join") {
+  default_scheduler_binds_part("yunikorn");
+  gang_starts_whole("yunikorn");
+}
+
+TEST_CASE("coscheduling: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("coscheduling"); }
+TEST_CASE("volcano: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("volcano"); }
+TEST_CASE("yunikorn: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("yunikorn"); }
+
+TEST_CASE("volcano: a LeaderWorkerSet binds whole groups only and as many as fit") {
+  lws_binds_whole_groups("volcano");
+}
+TEST_CASE("coscheduling: a LeaderWorkerSet binds whole groups only and as many as fit") {
+  lws_binds_whole_groups("coscheduling");
+}
+TEST_CASE("yunikorn: a LeaderWorkerSet binds whole groups only and as many as fit") {
+  lws_binds_whole_groups("yunikorn");
 }

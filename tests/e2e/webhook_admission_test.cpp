@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "mapper/gangs.h"
 #include "mapper/json_pointer.h"
 #include "mapper/json_writer.h"
 #include "mapper/workload_view.h"
@@ -85,7 +86,7 @@ namespace {
 struct Expectation {
   const char* where;  // pod-label, pod-annotation, workload-label
   const char* key;
-  std::string value;  // {name} and {component} are replaced
+  std::string value;  // {group} (the gang's name as its pods carry it), {component} and {instance} are replaced
 };
 
 struct ProfileCase {
@@ -94,9 +95,9 @@ struct ProfileCase {
   std::vector<Expectation> expect;
 };
 
-std::string fill(std::string v, const std::string& name, const std::string& component, const std::string& instance) {
+std::string fill(std::string v, const std::string& group, const std::string& component, const std::string& instance) {
   for (auto [from, to] :
-       {std::pair<std::string, std::string>{"{name}", name}, {"{component}", component}, {"{instance}", instance}})
+       {std::pair<std::string, std::string>{"{group}", group}, {"{component}", component}, {"{instance}", instance}})
     if (auto at = v.find(from); at != std::string::npos) v.replace(at, from.size(), to);
   return v;
 }
@@ -114,13 +115,13 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
        {{"pod-label", "kai.scheduler/queue", "q1"}, {"workload-label", "kai.scheduler/queue", "q1"}}},
       {"volcano",
        "volcano",
-       {{"pod-annotation", "scheduling.k8s.io/group-name", "{name}"},
+       {{"pod-annotation", "scheduling.k8s.io/group-name", "{group}"},
         {"pod-annotation", "scheduling.volcano.sh/queue-name", "q1"}}},
-      {"coscheduling", "scheduler-plugins-scheduler", {{"pod-label", "scheduling.x-k8s.io/pod-group", "{name}"}}},
+      {"coscheduling", "scheduler-plugins-scheduler", {{"pod-label", "scheduling.x-k8s.io/pod-group", "{group}"}}},
       {"kueue", nullptr, {{"workload-label", "kueue.x-k8s.io/queue-name", "q1"}}},
       {"yunikorn",
        "yunikorn",
-       {{"pod-label", "yunikorn.apache.org/app-id", "{name}"},
+       {{"pod-label", "yunikorn.apache.org/app-id", "{group}"},
         {"pod-label", "yunikorn.apache.org/queue", "q1"},
         {"pod-annotation", "yunikorn.apache.org/task-group-name", "{instance}"}}},
   };
@@ -167,12 +168,20 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
             }
             for (const auto& e : c.expect) {
               std::string where = e.where;
-              std::string expected = fill(e.value, object.name, last_component[i.location], last_instance[i.location]);
+              std::string expected = fill(e.value, gang_object_name(object.name, after.gangs, after.gangs.at(0)),
+                                          last_component[i.location], last_instance[i.location]);
               if (where == "pod-label")
                 CHECK(string_at(patched.root, label_pointer(i.fields.labels, e.key)) == expected);
               else if (where == "pod-annotation")
                 CHECK(string_at(patched.root, label_pointer(i.fields.annotations, e.key)) == expected);
             }
+            // A gang repeated per replica (the LeaderWorkerSet's groups) tells each pod's admission how to name its
+            // copy, when the profile names gangs on pods.
+            const bool names_copies = after.gangs.at(0).replica_key_path.size() &&
+                                      std::any_of(c.expect.begin(), c.expect.end(),
+                                                  [](const Expectation& e) { return e.value == "{group}"; });
+            CHECK(string_at(patched.root, label_pointer(i.fields.annotations, "workload-map.io/replica-gang")) ==
+                  (names_copies ? gang_object_name(object.name, after.gangs, after.gangs.at(0)) : "<missing>"));
           }
         for (const auto& e : c.expect)
           if (std::string(e.where) == "workload-label")

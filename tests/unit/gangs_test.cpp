@@ -7,6 +7,7 @@
 #include "mapper/definition_loader.h"
 #include "mapper/workload_view.h"
 #include "tests/support/test_support.h"
+#include "webhook/policy.h"
 
 namespace wm {
 namespace {
@@ -15,13 +16,16 @@ struct Gang {
   std::string name;
   long long min_member;
   std::vector<std::pair<std::string, long long>> sub_groups;
+  std::optional<long long> min_sub_groups = std::nullopt;  // none: every sub-group
   bool operator==(const Gang&) const = default;
 };
 
 std::ostream& operator<<(std::ostream& out, const Gang& g) {
   out << g.name << ":" << g.min_member << "[";
   for (const auto& [n, m] : g.sub_groups) out << n << ":" << m << " ";
-  return out << "]";
+  out << "]";
+  if (g.min_sub_groups) out << " minSubGroups " << *g.min_sub_groups;
+  return out;
 }
 
 std::vector<Gang> gangs_of(const std::string& yaml, GangRule rule = GangRule::Minimum) {
@@ -31,12 +35,13 @@ std::vector<Gang> gangs_of(const std::string& yaml, GangRule rule = GangRule::Mi
   REQUIRE(match.definition);
   ViewOptions options;
   options.gang_rule = rule;
+  options.sub_groups = true;  // as inspect shows them
   WorkloadView view = build_view(*match.definition, *objects[0].doc, options);
   INFO(view.warnings.size() << " warnings" << (view.warnings.empty() ? "" : ": " + view.warnings[0]));
   REQUIRE(view.warnings.empty());
   std::vector<Gang> out;
   for (const auto& g : expanded_gangs(view.gangs, 100)) {
-    Gang one{g.name, g.min_member, {}};
+    Gang one{g.name, g.min_member, {}, g.min_sub_groups};
     for (const auto& s : g.sub_groups) one.sub_groups.emplace_back(s.name, s.min_member);
     out.push_back(std::move(one));
   }
@@ -119,19 +124,22 @@ std::string job_set(const std::string& order) {
 
 // KAI pkg/podgrouper/podgrouper/plugins/jobset/jobset_grouper.go: a sub-group per replicated job; minSubGroup is every
 // replicated job for AnyOrder and 1 for InOrder. Kueue pkg/controller/jobs/jobset: podsCountPerReplica is
-// min(parallelism, completions).
+// min(parallelism, completions). A sub-group's own minimum is KAI's, replicas x parallelism: KAI does not read
+// completions, so these workers (parallelism 4, completions 3) need 8 of their 6 pods under KAI.
 TEST_CASE("JobSet: a sub-group per replicated job, pods per Job min(parallelism, completions)") {
   for (const char* order : {"", "AnyOrder"}) {
     auto gangs = gangs_of(job_set(order));
     REQUIRE(gangs.size() == 1);
-    CHECK(gangs[0] == Gang{"jobset", 1 + 2 * 3, {{"driver", 1}, {"workers", 6}}});
+    CHECK(gangs[0] == Gang{"jobset", 1 + 2 * 3, {{"driver", 1}, {"workers", 8}}});
   }
 }
 
+// InOrder: the gang starts with its first job (minSubGroups 1), and the workers, created once the driver is ready,
+// are a sub-group whole in itself: KAI's worker sub-group needs all of its pods, never 0.
 TEST_CASE("JobSet InOrder: only the first replicated job must start together while Kueue still admits all") {
   auto gangs = gangs_of(job_set("InOrder"));
   REQUIRE(gangs.size() == 1);
-  CHECK(gangs[0] == Gang{"jobset", 1, {{"driver", 1}, {"workers", 0}}});
+  CHECK(gangs[0] == Gang{"jobset", 1, {{"driver", 1}, {"workers", 8}}, 1});
   CHECK(gangs_of(job_set("InOrder"), GangRule::AllPods)[0].min_member == 7);
 }
 
@@ -485,10 +493,27 @@ TEST_CASE("KAI's JobSet grouper tests: AnyOrder, InOrder, dependsOn, template mi
   CHECK(job_set("  startupPolicy: {startupPolicyOrder: AnyOrder}\n", rj("leader", 1, 1) + rj("worker", 2, 4)) ==
         Gang{"jobset", 9, {{"leader", 1}, {"worker", 8}}});
   CHECK(job_set("  startupPolicy: {startupPolicyOrder: InOrder}\n", rj("leader", 1, 1) + rj("worker", 2, 4)) ==
-        Gang{"jobset", 1, {{"leader", 1}, {"worker", 0}}});
+        Gang{"jobset", 1, {{"leader", 1}, {"worker", 8}}, 1});
   // TestDependsOnRootMinSubGroupCollapsed: node (1, 2), launcher (1, 1) depending on node.
   CHECK(job_set("", rj("node", 1, 2) + rj("launcher", 1, 1, "\n    dependsOn: [{name: node, status: Ready}]")) ==
-        Gang{"jobset", 2, {{"node", 2}, {"launcher", 0}}});
+        Gang{"jobset", 2, {{"node", 2}, {"launcher", 1}}, 1});
+  // TestDependsOnWithoutStartupPolicy: a and b start, c depends on both.
+  CHECK(job_set("", rj("a", 1, 1) + rj("b", 1, 1) +
+                        rj("c", 1, 1, "\n    dependsOn: [{name: a, status: Ready}, {name: b, status: Ready}]")) ==
+        Gang{"jobset", 2, {{"a", 1}, {"b", 1}, {"c", 1}}, 1});
+  // TestJobSetAnnotationOverridesRoot, TestJobSetAnnotationClampedToReplicatedJobCount,
+  // TestJobSetAnnotationWinsOverInOrder: the JobSet's batch-min-member is minSubGroups, at most the jobs.
+  const std::string three = rj("a", 1, 1) + rj("b", 1, 1) + rj("c", 1, 1);
+  auto annotated_set = [&](const std::string& value, const std::string& order, const std::string& jobs) {
+    return gangs_of(
+               "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js, annotations: "
+               "{kai.scheduler/batch-min-member: \"" +
+               value + "\"}}\nspec:\n" + order + "  replicatedJobs:\n" + jobs)[0]
+        .min_sub_groups;
+  };
+  CHECK(annotated_set("2", "  startupPolicy: {startupPolicyOrder: AnyOrder}\n", three) == 2);
+  CHECK(annotated_set("9", "", rj("a", 1, 1) + rj("b", 1, 1)) == 2);
+  CHECK(annotated_set("2", "  startupPolicy: {startupPolicyOrder: InOrder}\n", rj("a", 1, 1) + rj("b", 1, 1)) == 2);
   // TestEmptyDependsOnIgnored.
   CHECK(job_set("", rj("a", 1, 1) + rj("b", 1, 1, "\n    dependsOn: []")).min_member == 2);
   // TestTemplateAnnotationOverridesLeafMinMember: worker (2, 8) with batch-min-member 5 on its Job template.
@@ -589,6 +614,55 @@ spec:
   REQUIRE(view.warnings.size() == 1);
   CHECK(view.warnings[0] == "component deployment: replicasPath is not a count: 1e+308");
   CHECK(view.total_pods == 1);
+}
+
+}  // namespace wm
+
+namespace wm {
+
+// KubeRay ray-operator v1.6.2 batchscheduler/volcano/volcano_scheduler_test.go: TestCalculatePodGroupParams,
+// TestCreatePodGroupForRayCluster(_NumOfHosts2) and TestCreatePodGroupForRayJob(_NumOfHosts2). KubeRay's own Volcano
+// integration makes the PodGroup of a Ray workload under the volcano profile, so the profile counts its minimum as
+// KubeRay does (the definitions' `kuberay` minimums), not as KAI's Ray grouper does.
+TEST_CASE("KubeRay's Volcano PodGroup tests: the volcano profile counts the head and the desired or minimum workers") {
+  auto min_member = [](const std::string& kind, const std::string& spec_extra, int hosts, const char* profile_name) {
+    std::string cluster = spec_extra + R"(
+headGroupSpec: {template: {spec: {containers: [{name: h, image: ray}]}}}
+workerGroupSpecs:
+- {replicas: 2, minReplicas: 1, maxReplicas: 4, numOfHosts: )" +
+                          std::to_string(hosts) + R"(, template: {spec: {containers: [{name: w, image: ray}]}}}
+)";
+    const std::string indent = kind == "RayJob" ? "    " : "  ";  // a RayJob holds the cluster in rayClusterSpec
+    std::string spec = kind == "RayJob" ? "  rayClusterSpec:\n" : "";
+    for (size_t at = 0, end; at < cluster.size(); at = end + 1) {
+      end = cluster.find('\n', at);
+      if (end > at) spec += indent + cluster.substr(at, end - at) + "\n";
+    }
+    auto objects = test::parse_yaml("apiVersion: ray.io/v1\nkind: " + kind + "\nmetadata: {name: r}\nspec:\n" + spec);
+    REQUIRE(objects.size() == 1);
+    auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+    REQUIRE(match.definition);
+    const webhook::Policy policy = webhook::Policy::builtin();
+    const webhook::SchedulerProfile* profile = policy.profile(profile_name);
+    REQUIRE(profile);
+    WorkloadView view =
+        build_view(*match.definition, *objects[0].doc, webhook::view_options_for(*profile, "ray.io", kind));
+    INFO(kind << " " << spec_extra << " numOfHosts " << hosts << " under " << profile_name);
+    REQUIRE(view.warnings.empty());
+    REQUIRE(view.gangs.size() == 1);
+    return view.gangs[0].min_member;
+  };
+  for (const char* kind : {"RayCluster", "RayJob"}) {
+    // Without autoscaling: 1 head + the desired workers (2 replicas x numOfHosts).
+    CHECK(min_member(kind, "", 1, "volcano") == 3);
+    CHECK(min_member(kind, "", 2, "volcano") == 5);
+    // With autoscaling: 1 head + minReplicas x numOfHosts.
+    CHECK(min_member(kind, "enableInTreeAutoscaling: true", 1, "volcano") == 2);
+    CHECK(min_member(kind, "enableInTreeAutoscaling: true", 2, "volcano") == 3);
+    // KAI's grouper, for the same objects: a group with a minReplicas counts minReplicas x numOfHosts.
+    CHECK(min_member(kind, "", 1, "kai") == 2);
+    CHECK(min_member(kind, "", 2, "kai") == 3);
+  }
 }
 
 }  // namespace wm

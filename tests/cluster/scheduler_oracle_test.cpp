@@ -1,0 +1,163 @@
+// The scheduler as the oracle of `inspect --profile`: every corpus workload whose operator runs in this bed (JobSet,
+// LeaderWorkerSet) is created through the API server, and what the scheduler side made of it is read back: Kueue's
+// Workloads (one per JobSet, one per LeaderWorkerSet group; their pod sets' counts) and the Volcano PodGroups that
+// LeaderWorkerSet's own integration makes (one per group; minMember). The gangs the profile's view gives for the same
+// object must be the same, gang for gang. Each line of the table in docs/gangs.md is one line this test prints.
+#include <simdjson.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <iostream>
+#include <sstream>
+
+#include "mapper/gangs.h"
+#include "mapper/workload_view.h"
+#include "tests/cluster/scheduler_bed.h"
+#include "tests/support/test_support.h"
+#include "webhook/policy.h"
+
+using namespace wm;
+using namespace wm::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string list_text(std::vector<long long> v) {
+  std::sort(v.begin(), v.end());
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? " " : "") + std::to_string(v[i]);
+  return out + "]";
+}
+
+// Each gang's minimum under `profile`, copies expanded, as the profile's view of the object gives it.
+std::vector<long long> profile_gangs(const ParsedObject& object, const std::string& profile_name) {
+  static const webhook::Policy policy = webhook::Policy::builtin();
+  const webhook::SchedulerProfile* profile = policy.profile(profile_name);
+  REQUIRE(profile);
+  auto match = builtin_catalog().find(object.api_version, object.kind);
+  REQUIRE(match.definition);
+  const WorkloadView view = build_view(*match.definition, *object.doc,
+                                       webhook::view_options_for(*profile, match.definition->gvk.group, object.kind));
+  std::vector<long long> out;
+  for (const auto& g : expanded_gangs(view.gangs, 1000)) out.push_back(g.min_member);
+  return out;
+}
+
+// Sum of the integers at `field` of each item of `kubectl get RESOURCE -n NS` whose `owner_field` is `owner`.
+std::vector<long long> per_item(const std::string& ns, const std::string& resource, const std::string& owner_kind,
+                                const std::string& owner, const std::string& selector,
+                                const std::function<long long(simdjson::dom::element)>& value) {
+  simdjson::dom::parser parser;
+  std::vector<std::string> args = {"get", resource, "-n", ns, "-o", "json"};
+  if (!selector.empty()) args.insert(args.end(), {"-l", selector});
+  simdjson::dom::element list = Cluster::get().get_json(parser, args);
+  std::vector<long long> out;
+  simdjson::dom::array items;
+  if (list["items"].get_array().get(items) != simdjson::SUCCESS) return out;
+  for (simdjson::dom::element item : items) {
+    if (!owner_kind.empty()) {
+      bool owned = false;
+      simdjson::dom::array owners;
+      if (item.at_pointer("/metadata/ownerReferences").get_array().get(owners) == simdjson::SUCCESS)
+        for (simdjson::dom::element o : owners)
+          owned = owned || (string_at(o, "/kind") == owner_kind && string_at(o, "/name") == owner);
+      if (!owned) continue;
+    }
+    out.push_back(value(item));
+  }
+  return out;
+}
+
+long long pod_set_total(simdjson::dom::element workload) {
+  long long total = 0;
+  simdjson::dom::array sets;
+  if (workload.at_pointer("/spec/podSets").get_array().get(sets) == simdjson::SUCCESS)
+    for (simdjson::dom::element s : sets) {
+      int64_t n = 0;
+      if (s["count"].get_int64().get(n) == simdjson::SUCCESS) total += n;
+    }
+  return total;
+}
+
+long long min_member(simdjson::dom::element pod_group) {
+  int64_t n = -1;
+  return pod_group.at_pointer("/spec/minMember").get_int64().get(n) == simdjson::SUCCESS ? n : -1;
+}
+
+// Every corpus object of `kinds` (by file folder), created in a namespace of its own under `profile` (the
+// namespaces match `ns_glob`); `prepare(ns)` adds what the scheduler needs there. For each object, `observed`
+// reads what the scheduler side made, and it must come to the profile's gangs.
+void corpus_against_scheduler(
+    const std::string& profile, const std::vector<std::string>& folders,
+    const std::function<void(const std::string& ns)>& prepare,
+    const std::function<std::vector<long long>(const std::string& ns, const ParsedObject& object)>& observed) {
+  const std::string prefix = "oracle-" + profile + "-" + std::to_string(getpid() % 100000);
+  RegisteredWebhook webhook(policy_for(prefix + "-*", profile, "team-a"), "base",
+                            cluster_side_args("oracle-" + profile));
+  int compared = 0, n = 0;
+  for (const auto& file : corpus_files()) {
+    const std::string folder = file.substr(0, file.find('/'));
+    if (std::find(folders.begin(), folders.end(), folder) == folders.end()) continue;
+    for (auto& object : parse_file(corpus_dir() + "/" + file)) {
+      if (!builtin_catalog().find(object.api_version, object.kind).definition) continue;
+      INFO(file << ": " << object.kind << " " << object.name);
+      const std::vector<long long> expected = profile_gangs(object, profile);
+      if (expected.empty() || std::all_of(expected.begin(), expected.end(), [](long long m) { return m == 0; }))
+        continue;  // no pod template (a scaffold with an empty spec): refused, nothing to compare
+      const std::string ns = prefix + "-" + std::to_string(++n);
+      create_namespace(ns, true);
+      prepare(ns);
+      CommandResult json = run_command({"jq", "-c", "del(.metadata.namespace)"}, simdjson::to_string(object.root));
+      REQUIRE(json.status == 0);
+      CommandResult created = Cluster::get().kubectl({"create", "-n", ns, "-f", "-"}, json.out);
+      INFO(created.err);
+      REQUIRE(created.status == 0);
+      std::vector<long long> seen;
+      const bool same = eventually(
+          [&] {
+            seen = observed(ns, object);
+            return list_text(seen) == list_text(expected);
+          },
+          60s, 1s);
+      std::cout << "oracle | " << profile << " | " << file << " | " << object.kind << " " << object.name
+                << " | scheduler side " << list_text(seen) << " | workload-map " << list_text(expected) << "\n";
+      CHECK(list_text(seen) == list_text(expected));
+      compared += same;
+    }
+  }
+  CHECK(compared > 0);
+}
+
+}  // namespace
+
+// Kueue admits a JobSet as one Workload whose pod sets count every pod it starts (jobs/jobset podsCountPerReplica),
+// and a LeaderWorkerSet as one Workload per group of `size` pods (jobs/leaderworkerset podSets): the kueue profile's
+// all-pods gangs.
+TEST_CASE("kueue: every corpus JobSet and LeaderWorkerSet gets the Workloads the kueue profile's gangs say") {
+  start_scheduler("kueue");
+  corpus_against_scheduler(
+      "kueue", {"jobset", "leaderworkerset"},
+      [](const std::string& ns) {
+        // The ClusterQueue need not admit anything: Kueue makes the Workload of a queued object whatever the quota.
+        kubectl_apply(ns, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: " + ns +
+                              "}\nspec:\n  namespaceSelector: {}\n  resourceGroups: []\n---\n"
+                              "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team-a, "
+                              "namespace: " +
+                              ns + "}\nspec: {clusterQueue: " + ns + "}\n");
+      },
+      [](const std::string& ns, const ParsedObject& object) {
+        return per_item(ns, "workloads.kueue.x-k8s.io", object.kind, object.name, "", pod_set_total);
+      });
+}
+
+// LeaderWorkerSet's own Volcano integration (on in this bed) makes a PodGroup per group with minMember the group's
+// size (1 with LeaderReady): the volcano profile hands LWS to it, and its view must count the same gangs.
+TEST_CASE("volcano: every corpus LeaderWorkerSet gets from LWS the PodGroups the volcano profile's gangs say") {
+  start_scheduler("volcano");
+  corpus_against_scheduler(
+      "volcano", {"leaderworkerset"}, [](const std::string&) {},
+      [](const std::string& ns, const ParsedObject& object) {
+        return per_item(ns, "podgroups.scheduling.volcano.sh", "", "",
+                        "leaderworkerset.sigs.k8s.io/name=" + object.name, min_member);
+      });
+}

@@ -1,0 +1,34 @@
+// A gang repeated per replica (a LeaderWorkerSet's groups, a PodCliqueSet's replicas) shares its pod templates with
+// its copies, so the workload's admission can write only one name on them ("serve-group"). It writes two annotations
+// beside it, and each pod's own admission finishes the name with the pod's replica key ("serve-group-1"), the name of
+// that copy's PodGroup. Without this, a scheduler that gangs by name (coscheduling, YuniKorn) would release a gang on
+// any pods of any copies.
+#pragma once
+
+#include <simdjson.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mapper/catalog.h"
+
+namespace wm::webhook {
+
+// The name every copy's pods carry, as the workload's admission wrote it.
+inline constexpr std::string_view kReplicaGangAnnotation = "workload-map.io/replica-gang";
+// The definition's replicaSelector.keyPath that reads a pod's replica key (evaluated only when the catalog has it).
+inline constexpr std::string_view kReplicaKeyAnnotation = "workload-map.io/replica-key";
+
+struct ReplicaGangNames {
+  std::string patch;  // JSON patch; empty when nothing changes (already named, or no key to name it by)
+  std::vector<std::string> warnings;
+};
+
+// For an object carrying kReplicaGangAnnotation: every label and annotation whose value is that name gets "-<key>"
+// appended, the key read from the object by the catalog's expression. nullopt for an object without the annotation.
+// Running it again changes nothing: the values no longer equal the name.
+std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object, const Catalog& catalog);
+
+}  // namespace wm::webhook
