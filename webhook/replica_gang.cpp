@@ -36,10 +36,13 @@ bool fits_a_label(std::string_view key) {
 }  // namespace
 
 std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object, const Catalog& catalog) {
-  const std::string_view name = string_at(object, pointer_child("/metadata/annotations", kReplicaGangAnnotation));
+  // Looked up on every admission of a controlled object: the pointers are built once.
+  static const std::string gang_at = pointer_child("/metadata/annotations", kReplicaGangAnnotation);
+  static const std::string key_at = pointer_child("/metadata/annotations", kReplicaKeyAnnotation);
+  const std::string_view name = string_at(object, gang_at);
   if (name.empty()) return std::nullopt;
   ReplicaGangNames out;
-  const std::string_view key_text = string_at(object, pointer_child("/metadata/annotations", kReplicaKeyAnnotation));
+  const std::string_view key_text = string_at(object, key_at);
   const Path key_path = catalog.replica_key(key_text);
   const std::string who = "pod " + std::string(string_at(object, "/metadata/name"));
   if (!key_path) {

@@ -4,7 +4,10 @@
 // Nothing here binds a pod or makes a PodGroup.
 #include <catch2/catch.hpp>
 
+#include "mapper/workload_view.h"
 #include "tests/cluster/scheduler_bed.h"
+#include "tests/support/test_support.h"
+#include "webhook/policy.h"
 
 using namespace wm::test;
 using namespace std::chrono_literals;
@@ -172,4 +175,85 @@ TEST_CASE("coscheduling: a LeaderWorkerSet binds whole groups only and as many a
 }
 TEST_CASE("yunikorn: a LeaderWorkerSet binds whole groups only and as many as fit") {
   lws_binds_whole_groups("yunikorn");
+}
+
+// Minimums with the operator that makes the gang: KubeRay's Volcano integration (tests/cluster/operators/kuberay)
+// makes a RayCluster's PodGroup itself, and the volcano profile hands it over (policy.yaml). A worker group of 4 x 4
+// GPUs with minReplicas 2 on 12 GPUs:
+// - with autoscaling, KubeRay's minMember is the head and the minimum, 3: Volcano starts them (and a third worker
+//   where it fits), not all-or-nothing of the 5 pods;
+// - without, it is the head and every desired worker, 5, which 12 GPUs never hold: nothing starts (KAI's grouper
+//   would have counted 3 here).
+// Either way KubeRay's PodGroup says what `inspect --profile volcano` says.
+namespace {
+
+std::string ray_cluster(const std::string& name, const std::string& pool, bool autoscaling) {
+  const std::string pod_pool = "        nodeSelector: {workload-map.io/node-pool: " + pool + "}\n";
+  return "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: " + name + "}\nspec:\n" +
+         (autoscaling ? "  enableInTreeAutoscaling: true\n" : "") +
+         "  headGroupSpec:\n    rayStartParams: {}\n    template:\n      spec:\n" + pod_pool +
+         "        containers: [{name: ray-head, image: rayproject/ray:2.41.0, resources: {requests: {cpu: \"1\"}}}]\n"
+         "  workerGroupSpecs:\n  - groupName: gpu\n    replicas: 4\n    minReplicas: 2\n    maxReplicas: 4\n"
+         "    rayStartParams: {}\n    template:\n      spec:\n" +
+         pod_pool +
+         "        containers: [{name: ray-worker, image: rayproject/ray:2.41.0, resources: {limits: {nvidia.com/gpu: "
+         "4}}}]\n";
+}
+
+// The minimum `inspect --profile volcano` gives the object.
+long long volcano_profile_minimum(const std::string& yaml) {
+  auto objects = parse_yaml(yaml);
+  REQUIRE(objects.size() == 1);
+  const wm::webhook::Policy policy = wm::webhook::Policy::builtin();
+  auto match = builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  const wm::WorkloadView view =
+      wm::build_view(*match.definition, *objects[0].doc,
+                     wm::webhook::view_options_for(*policy.profile("volcano"), "ray.io", "RayCluster"));
+  REQUIRE(view.gangs.size() == 1);
+  return view.gangs[0].min_member;
+}
+
+long long kuberay_min_member(const std::string& ns, const std::string& cluster) {
+  CommandResult r = Cluster::get().kubectl({"get", "podgroups.scheduling.volcano.sh", "ray-" + cluster + "-pg", "-n",
+                                            ns, "-o", "jsonpath={.spec.minMember}"});
+  return r.status == 0 && !r.out.empty() ? std::stoll(r.out) : -1;
+}
+
+void ray_minimum_under_volcano(bool autoscaling) {
+  start_scheduler("volcano");
+  start_operator("kuberay");
+  const std::string label = autoscaling ? "ray-min" : "ray-desired";
+  const std::string pool = node_pool(label);
+  add_nodes(pool, 3, 4);
+  const std::string ns = make_namespace(label, true);
+  RegisteredWebhook webhook(policy_for(ns, "volcano"), "base", cluster_side_args(label));
+  const std::string yaml = ray_cluster("ray", pool, autoscaling);
+  const long long expected = volcano_profile_minimum(yaml);
+  CHECK(expected == (autoscaling ? 3 : 5));
+  kubectl_apply(ns, yaml);
+  long long made = -1;
+  const bool has_pod_group = eventually([&] { return (made = kuberay_min_member(ns, "ray")) >= 0; }, 60s, 500ms);
+  INFO(describe(ns));
+  REQUIRE(has_pod_group);
+  CHECK(made == expected);  // KubeRay's PodGroup and the profile's view agree
+  const std::string pods = "ray.io/cluster=ray";
+  REQUIRE(eventually([&] { return count_pods(ns, pods).total == 5; }, 60s, 500ms));
+  if (autoscaling) {
+    // Head and the two minimum workers at least, and a third worker where the GPUs allow: 4 of 5.
+    CHECK(eventually([&] { return count_pods(ns, pods).bound == 4; }, 60s, 500ms));
+    CHECK(count_pods(ns, "ray.io/cluster=ray,ray.io/node-type=head").bound == 1);
+    CHECK(stays([&] { return count_pods(ns, pods).bound == 4; }, 5s));
+  } else {
+    CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 20s));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("volcano: KubeRay's PodGroup for an autoscaled RayCluster asks for the head and minReplicas, which start") {
+  ray_minimum_under_volcano(true);
+}
+TEST_CASE("volcano: KubeRay's PodGroup for a RayCluster without autoscaling asks for every desired worker") {
+  ray_minimum_under_volcano(false);
 }

@@ -15,4 +15,13 @@ source "$here/lib.sh"
 name=$1
 dir=$(cd "$2" && pwd)
 bin=${WM_CLUSTER_BIN:-$here/../../build/cluster/bin}
+# An operator that is not run the controller-runtime Configuration way (KubeRay) says how in its start.sh, sourced
+# here once per control plane.
+if [[ -f $here/operators/$name/start.sh ]]; then
+  [[ -f $dir/operators/$name ]] && exit 0
+  mkdir -p "$dir/operators"
+  source "$here/operators/$name/start.sh"
+  touch "$dir/operators/$name"
+  exit 0
+fi
 run_operator "$name" "$dir" "$here/operators/$name" "$bin/$name-controller" "${WM_OPERATOR_CONFIG:-}"

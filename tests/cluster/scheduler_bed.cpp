@@ -33,6 +33,8 @@ void add_nodes(const std::string& pool, int count, int gpus) {
 
 void start_scheduler(const std::string& name) { run_script("scheduler.sh", {name, Cluster::get().dir()}); }
 
+void start_operator(const std::string& name) { run_script("operator.sh", {name, Cluster::get().dir()}); }
+
 std::string policy_for(const std::string& ns, const std::string& profile, const std::string& queue) {
   const std::string shipped = read_file(source_path("manifests/base/policy.yaml"));
   const size_t rules = shipped.find("\nrules:");

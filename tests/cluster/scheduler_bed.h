@@ -20,6 +20,8 @@ std::string node_pool(const std::string& prefix);
 void add_nodes(const std::string& pool, int count, int gpus);
 // tests/cluster/scheduler.sh: starts the scheduler NAME (default, coscheduling, volcano, kueue, yunikorn) once.
 void start_scheduler(const std::string& name);
+// tests/cluster/operator.sh: starts an operator that is not always in the bed (kuberay) once.
+void start_operator(const std::string& name);
 
 // The shipped policy (manifests/base/policy.yaml) with its rules replaced by one: every kind in `ns` under
 // `profile`, with queue `queue`, failing closed.

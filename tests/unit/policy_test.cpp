@@ -55,6 +55,28 @@ TEST_CASE("an override takes keys and the PodGroup template out with null, and c
   CHECK(keys(Policy::edits_for(*p, "", "Pod", false).pod_annotations) == std::vector<std::string>{"a", "b"});
 }
 
+TEST_CASE("minimums by name: a profile's, replaced by an override's for its kinds, in the view options") {
+  Diagnostics errors;
+  auto policy = load(R"(  p:
+    minimums: ours
+    overrides:
+    - kinds: [ray.io/RayCluster]
+      minimums: kuberay
+)",
+                     errors);
+  REQUIRE(errors.empty());
+  const SchedulerProfile* p = policy->profile("p");
+  REQUIRE(p);
+  CHECK(view_options_for(*p, "ray.io", "RayCluster").minimums == "kuberay");
+  CHECK(view_options_for(*p, "apps", "Deployment").minimums == "ours");
+  for (const char* bad : {"    minimums: \"\"\n", "    minimums: {a: b}\n"}) {
+    Diagnostics refused;
+    CHECK_FALSE(load(std::string("  p:\n") + bad, refused));
+    REQUIRE_FALSE(refused.empty());
+    CHECK(refused[0].field == "schedulerProfiles.p.minimums");
+  }
+}
+
 TEST_CASE("null outside an override, an unknown gang rule and a bad PodGroup template are refused with their field") {
   for (const auto& [profiles, field] : std::vector<std::pair<std::string, std::string>>{
            {"  p:\n    podLabels: {a: null}\n", "schedulerProfiles.p.podLabels.a"},

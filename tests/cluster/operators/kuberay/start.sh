@@ -1,0 +1,18 @@
+# Sourced by tests/cluster/operator.sh: KubeRay's operator as its Helm chart runs it with batch scheduling on
+# (helm-chart/kuberay-operator, batchScheduler.name: volcano -> --batch-scheduler=volcano), the way KubeRay's Volcano
+# guide installs it (ray.io docs, k8s-ecosystem/volcano.md). A RayCluster labelled ray.io/scheduler-name: volcano then
+# gets KubeRay's own PodGroup and its pods name it. Its CRDs are ../shared/crds' (the fixture installs them); its
+# webhooks are off by default in the chart, and so here. Leader election off: one replica.
+health=$(free_port)
+start "$dir" kuberay-controller "$bin/kuberay-controller" --kubeconfig "$dir/kubeconfig" \
+  --batch-scheduler=volcano --enable-leader-election=false --metrics-addr=0 \
+  --health-probe-bind-address="127.0.0.1:$health" --log-stdout-encoder=console
+deadline=$((SECONDS + 60))
+until curl -sf "http://127.0.0.1:$health/readyz" > /dev/null; do
+  kill -0 "$(cat "$dir/pids/kuberay-controller")" 2>/dev/null ||
+    { echo "operator.sh: kuberay exited" >&2; tail -n 30 "$dir/logs/kuberay-controller.log" >&2; exit 1; }
+  ((SECONDS < deadline)) ||
+    { echo "operator.sh: kuberay not ready after 60 s" >&2; tail -n 30 "$dir/logs/kuberay-controller.log" >&2; exit 1; }
+  sleep 0.5
+done
+echo "operator.sh: kuberay ready" >&2
