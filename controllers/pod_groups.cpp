@@ -5,6 +5,7 @@
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
+#include "mapper/json_patch.h"
 #include "mapper/json_patch_apply.h"
 #include "mapper/json_pointer.h"
 #include "mapper/json_read.h"
@@ -40,21 +41,23 @@ bool has_controller(simdjson::dom::element object) {
 std::string owned(const std::string& object_json, simdjson::dom::element object, simdjson::dom::element workload,
                   std::string& error) {
   const std::string uid(string_at(workload, "/metadata/uid"));
-  std::string patch =
-      "[{\"op\":\"add\",\"path\":\"/metadata/ownerReferences\",\"value\":[{\"apiVersion\":" +
-      json_string(string_at(workload, "/apiVersion")) + ",\"kind\":" + json_string(string_at(workload, "/kind")) +
-      ",\"name\":" + json_string(string_at(workload, "/metadata/name")) + ",\"uid\":" + json_string(uid) + "}]}";
-  const std::string labels = "{\"app.kubernetes.io/managed-by\":\"workload-map\",\"" + std::string(kOwnerUidLabel) +
-                             "\":" + json_string(uid) + "}";
-  simdjson::dom::element existing;
-  if (object.at_pointer("/metadata/labels").get(existing) == simdjson::SUCCESS && existing.is_object()) {
-    patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels/app.kubernetes.io~1managed-by\",\"value\":\"workload-map\"}";
-    patch += ",{\"op\":\"add\",\"path\":" + json_string(pointer_child("/metadata/labels", kOwnerUidLabel)) +
-             ",\"value\":" + json_string(uid) + "}";
-  } else {
-    patch += ",{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":" + labels + "}";
+  std::string owner = "[{\"apiVersion\":";
+  append_json_string(owner, string_at(workload, "/apiVersion"));
+  owner += ",\"kind\":";
+  append_json_string(owner, string_at(workload, "/kind"));
+  owner += ",\"name\":";
+  append_json_string(owner, string_at(workload, "/metadata/name"));
+  owner += ",\"uid\":";
+  append_json_string(owner, uid);
+  owner += "}]";
+  JsonPatchBuilder patch(object);
+  if (!patch.set("/metadata/ownerReferences", owner) ||
+      !patch.merge_map("/metadata/labels",
+                       {{"app.kubernetes.io/managed-by", "workload-map"}, {std::string(kOwnerUidLabel), uid}})) {
+    error = patch.error();
+    return {};
   }
-  return apply_json_patch(object_json, patch + "]", error);
+  return apply_json_patch(object_json, patch.str(), error);
 }
 
 }  // namespace

@@ -55,6 +55,13 @@ void gang_starts_whole(const std::string& profile) {
   kubectl_apply(ns, jobset_yaml({.name = "train", .jobs = {{"workers", 5}}, .gpus = 4, .pool = pool}));
   const std::string pods = std::string(kJobSetPods) + "train";
   REQUIRE(eventually([&] { return count_pods(ns, pods).total == 5; }, 60s, 500ms));
+  // YuniKorn holds the gang's place with placeholder pods of the app (the task groups the webhook wrote), which are
+  // not the JobSet's: the real pods replace them once all fit.
+  const std::string placeholders = "yunikorn.apache.org/app-id=train,!jobset.sigs.k8s.io/jobset-name";
+  if (profile == "yunikorn") {
+    INFO(describe(ns));
+    CHECK(eventually([&] { return count_pods(ns, placeholders).total == 5; }, 60s, 500ms));
+  }
   {
     INFO(describe(ns));
     CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 15s));
@@ -64,6 +71,7 @@ void gang_starts_whole(const std::string& profile) {
   INFO(describe(ns));
   CHECK(all_bound);
   CHECK(eventually([&] { return count_pods(ns, pods).running == 5; }, 30s, 500ms));
+  if (profile == "yunikorn") CHECK(eventually([&] { return count_pods(ns, placeholders).total == 0; }, 60s, 500ms));
 }
 
 // Two 3-pod x 4-GPU JobSets on 4 nodes x 4 GPUs: one runs whole, the other waits whole; when the first finishes,
