@@ -71,7 +71,7 @@ int inspect(const InspectOptions& o) {
   const bool json = o.format == "json";
   ViewOptions options;
   options.status = o.status;
-  options.sub_groups = true;
+  options.inspect_detail = true;
   const std::string &profile_name = o.profile_name, &policy_file = o.policy_file, &queue = o.queue;
   auto catalog = load_catalog(o.dirs);
   if (!catalog) return kInvalid;

@@ -18,7 +18,7 @@ void name_gangs_as_profile(WorkloadView& view) {
   std::vector<GangGroupView> named;
   for (const auto& g : view.gangs)
     for (auto& one : expanded_gangs({g}, 10000)) {
-      one.name = view.gangs.size() <= 1 && g.replica_key_path.empty() ? workload : workload + "-" + one.name;
+      one.name = gang_object_name(workload, view.gangs, g) == workload ? workload : workload + "-" + one.name;
       named.push_back(std::move(one));
     }
   view.gangs = std::move(named);

@@ -144,7 +144,7 @@ int review(const ReviewOptions& o) {
   if (rule && rule->profile && match.definition) {
     doc.emplace(root);
     ViewOptions options = webhook::view_options_for(*rule->profile, group, kind);
-    options.sub_groups = true;
+    options.inspect_detail = true;
     view = build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(webhook::kQueueAnnotation).get_string().get(queue)) queue = {};

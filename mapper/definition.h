@@ -42,6 +42,9 @@ struct SpecDefinition {
 // (Definition::min_sub_groups, ScaleDefinition::sub_group_min_replicas).
 inline constexpr std::string_view kMinimumsAnnotation = "workload-map.io/minimums";
 inline constexpr std::string_view kSubGroupsAnnotation = "workload-map.io/sub-groups";
+// Gangs an operator makes beside the definition's (Grove's scaled PodGangs): a jq expression yielding
+// {name, minMember, pods, copies} per such gang (Definition::extra_gangs).
+inline constexpr std::string_view kExtraGangsAnnotation = "workload-map.io/extra-gangs";
 
 struct ScaleDefinition {
   Path replicas, min_replicas, max_replicas;
@@ -134,6 +137,7 @@ struct Definition {
   std::vector<PodGroupDefinition> pod_groups;       // gangScheduling.podGroups (older format)
   std::optional<GangPodGroupDefinition> pod_group;  // gangScheduling.podGroup (newer; wins when both are set)
   Path min_sub_groups;  // how many of the podGroup's sub-groups must start (KAI's root minSubGroup); null: all
+  Path extra_gangs;     // kExtraGangsAnnotation; shown by inspect, never written by admission
 
   const ComponentDefinition& root() const { return components.front(); }
   const ComponentDefinition* component(const std::string& name) const;

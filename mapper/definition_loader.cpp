@@ -62,6 +62,7 @@ void for_each_object_path(const Definition& definition,
     }
   }
   visit("sub-groups.minSubGroups (a count, like minReplicasPath)", definition.min_sub_groups);
+  visit("extra-gangs", definition.extra_gangs);
 }
 
 namespace {
@@ -226,6 +227,7 @@ class DefinitionReader {
     if (metadata.IsMap()) same_schema_versions(metadata["annotations"], def);
     if (metadata.IsMap()) named_minimums(metadata["annotations"], def);
     if (metadata.IsMap()) sub_groups(metadata["annotations"], def);
+    if (metadata.IsMap()) extra_gangs(metadata["annotations"], def);
     check_structure(def, structure, sd);
 
     YAML::Node optimization = spec["optimizationInstructions"];
@@ -574,6 +576,15 @@ class DefinitionReader {
     if (const YAML::Node m = spec["minimums"]; m.IsDefined())
       per_component(m, at, field + ".minimums", def,
                     [](ScaleDefinition& scale, Path path) { scale.sub_group_min_replicas = std::move(path); });
+  }
+
+  void extra_gangs(const YAML::Node& annotations, Definition& def) {
+    if (!annotations.IsMap()) return;
+    const YAML::Node text = annotations[std::string(kExtraGangsAnnotation)];
+    if (!text.IsDefined()) return;
+    const std::string field = "metadata.annotations." + std::string(kExtraGangsAnnotation);
+    if (!text.IsScalar() || text.Scalar().empty()) return r_.error(text, 0, field, "must be a jq expression");
+    def.extra_gangs = r_.expression(text.Scalar(), text, Reader::line_of(text), field);
   }
 
   std::optional<TopologyConstraint> topology(const YAML::Node& parent, const std::string& field) {

@@ -57,7 +57,7 @@ class GangBuilder {
       : def_(def),
         components_(components),
         rule_(options.gang_rule),
-        sub_groups_(options.sub_groups),
+        inspect_detail_(options.inspect_detail),
         doc_(doc),
         warnings_(warnings) {}
 
@@ -115,7 +115,7 @@ class GangBuilder {
         g.sub_groups.push_back({c->name, c->name, first, sub.topology});
       }
     }
-    if (def_.min_sub_groups && rule_ == GangRule::Minimum && sub_groups_)
+    if (def_.min_sub_groups && rule_ == GangRule::Minimum && inspect_detail_)
       g.min_sub_groups = min_sub_groups(def_.min_sub_groups, g.sub_groups.size());
     return g;
   }
@@ -136,6 +136,34 @@ class GangBuilder {
     if (!r.ok()) warnings_.push_back("minSubGroups: " + r.error);
     if (!least || !r.ok()) return std::nullopt;
     return std::min<long long>(*least, static_cast<long long>(sub_groups));
+  }
+
+  // Gangs an operator makes on its own (Grove's scaled PodGangs): {name, minMember, pods, copies} per kind of gang,
+  // each copy a gang "<name>-<i>", at most kMaxExtraGangs in all. A value of another shape is a warning.
+  void add_extra_gangs(const Path& path, std::vector<GangGroupView>& gangs) const {
+    constexpr long long kMaxExtraGangs = 1000;
+    const EvalResult r = path->evaluate(doc_, false);
+    if (!r.ok()) warnings_.push_back("extra gangs: " + r.error);
+    long long added = 0;
+    for (const auto& v : r.values) {
+      simdjson::dom::element e = v.element;
+      std::string_view name;
+      int64_t min_member = 0, pods = 0, copies = 0;
+      if (v.computed || !e.is_object() || e["name"].get_string().get(name) ||
+          e["minMember"].get_int64().get(min_member) || e["pods"].get_int64().get(pods) ||
+          e["copies"].get_int64().get(copies) || min_member < 0 || pods < 0 || copies < 0) {
+        warnings_.push_back("extra gangs: not {name, minMember, pods, copies}: " + v.json());
+        continue;
+      }
+      for (int64_t i = 0; i < copies && added < kMaxExtraGangs; ++i, ++added) {
+        GangGroupView g;
+        g.name = std::string(name) + "-" + std::to_string(i);
+        g.min_member = min_member;
+        g.pods = pods;
+        g.made_by_operator = true;
+        gangs.push_back(std::move(g));
+      }
+    }
   }
 
   // The older podGroups: a gang per group, or per replica when a member groups by its replica key.
@@ -202,7 +230,7 @@ class GangBuilder {
   const Definition& def_;
   const std::vector<ComponentView>& components_;
   GangRule rule_;
-  bool sub_groups_;
+  bool inspect_detail_;
   ObjectDocument& doc_;
   std::vector<std::string>& warnings_;
 };
@@ -230,6 +258,7 @@ std::vector<GangGroupView> compute_gangs(const Definition& definition, const std
     gangs.push_back(std::move(g));
   }
   for (auto& g : gangs) g.pods = gang_pods(g, components);
+  if (definition.extra_gangs && options.inspect_detail) builder.add_extra_gangs(definition.extra_gangs, gangs);
   return gangs;
 }
 
@@ -285,7 +314,8 @@ std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gang
 
 std::string gang_object_name(const std::string& workload, const std::vector<GangGroupView>& gangs,
                              const GangGroupView& gang) {
-  if (gangs.size() <= 1 && gang.replica_key_path.empty()) return workload;
+  const auto ours = std::count_if(gangs.begin(), gangs.end(), [](const auto& g) { return !g.made_by_operator; });
+  if (ours <= 1 && !gang.made_by_operator && gang.replica_key_path.empty()) return workload;
   return workload + "-" + gang.name;
 }
 

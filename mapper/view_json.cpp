@@ -58,6 +58,7 @@ std::string gangs_json(const std::vector<GangGroupView>& gangs) {
     number_field(out, "minMember", g.min_member);
     number_field(out, "pods", g.pods);
     if (g.min_sub_groups) number_field(out, "minSubGroups", *g.min_sub_groups);
+    if (g.made_by_operator) out += ",\"madeByOperator\":true";
     topology_field(out, g.topology);
     key(out, "subGroups");
     out.push_back('[');

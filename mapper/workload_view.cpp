@@ -46,7 +46,7 @@ struct Stream {
 class ViewBuilder {
  public:
   ViewBuilder(ObjectDocument& doc, WorkloadView& view, const ViewOptions& options)
-      : doc_(doc), view_(view), minimums_(options.minimums), sub_groups_(options.sub_groups) {}
+      : doc_(doc), view_(view), minimums_(options.minimums), inspect_detail_(options.inspect_detail) {}
 
   Stream eval(const Path& path, const ComponentDefinition& c, const char* field, bool pointers) {
     Stream s;
@@ -103,7 +103,7 @@ class ViewBuilder {
     Stream max_replicas = eval(scale.max_replicas, c, "maxReplicasPath", false);
     static const Path kNotAskedFor;
     Stream sub_group_min =
-        eval(sub_groups_ ? scale.sub_group_min_replicas : kNotAskedFor, c, "sub-group minimum", false);
+        eval(inspect_detail_ ? scale.sub_group_min_replicas : kNotAskedFor, c, "sub-group minimum", false);
     Stream ids = eval(c.instance_id, c, "instanceIdPath", false);
 
     Stream primary, metadata;
@@ -219,7 +219,7 @@ class ViewBuilder {
   ObjectDocument& doc_;
   WorkloadView& view_;
   std::string_view minimums_;
-  bool sub_groups_;
+  bool inspect_detail_;
 };
 
 std::string metadata_string(simdjson::dom::element root, std::string_view key) {

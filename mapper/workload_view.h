@@ -69,7 +69,8 @@ struct GangGroupView {
   std::vector<GangSubGroupView> sub_groups;
   std::optional<long long> min_sub_groups;  // sub-groups that must start (KAI's minSubGroup); none: all of them
   std::optional<TopologyConstraint> topology;
-  long long copies = 1;  // identical gangs, one per replica of the grouping component (LeaderWorkerSet groups)
+  long long copies = 1;           // identical gangs, one per replica of the grouping component (LeaderWorkerSet groups)
+  bool made_by_operator = false;  // one of the operator's own gangs (Definition::extra_gangs): no pod names it here
   // Set when the gang is repeated per replica (whatever `copies` is now: a scale changes it): the keyPath that tells
   // a pod's replica apart (podSelector.replicaSelector.keyPath of the grouping component).
   std::string replica_key_path;
@@ -97,9 +98,9 @@ struct ViewOptions {
   bool status = false;  // evaluate the status mappings (not needed at admission)
   GangRule gang_rule = GangRule::Minimum;
   std::string minimums;  // the definitions' named minimums to use where they have them (a profile's `minimums`)
-  // Evaluate the definitions' sub-group minimums and minSubGroups (KAI's hierarchy): shown by inspect, never written
-  // by admission, so not evaluated there.
-  bool sub_groups = false;
+  // Evaluate what only inspect and review show, never admission: the definitions' sub-group minimums and
+  // minSubGroups (KAI's hierarchy) and the gangs an operator adds on its own (Grove's scaled PodGangs).
+  bool inspect_detail = false;
 };
 
 WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});

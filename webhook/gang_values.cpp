@@ -112,6 +112,7 @@ std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, cons
   values.gpus = gpu_count(view.total_requests);
   std::vector<std::string> out;
   for (const auto& g : view.gangs) {
+    if (g.made_by_operator) continue;  // the operator makes its own gangs' objects
     const std::string name = gang_object_name(workload_name, view.gangs, g);
     auto members = gang_members(g, view.components, rule);
     const std::string resources = resources_json(gang_min_resources(members));

@@ -35,7 +35,7 @@ std::vector<Gang> gangs_of(const std::string& yaml, GangRule rule = GangRule::Mi
   REQUIRE(match.definition);
   ViewOptions options;
   options.gang_rule = rule;
-  options.sub_groups = true;  // as inspect shows them
+  options.inspect_detail = true;  // as inspect shows them
   WorkloadView view = build_view(*match.definition, *objects[0].doc, options);
   INFO(view.warnings.size() << " warnings" << (view.warnings.empty() ? "" : ": " + view.warnings[0]));
   REQUIRE(view.warnings.empty());
@@ -304,9 +304,48 @@ spec:
       replicas: 3
       minAvailable: 2
 )");
-  REQUIRE(gangs.size() == 2);
+  // The base gang of each replica, then Grove's scaled PodGangs: the scaling group's third replica (above its
+  // minAvailable of 2), in each of the 2 replicas, at its cliques' minAvailable.
+  REQUIRE(gangs.size() == 4);
   CHECK(gangs[0] == Gang{"podcliqueset-replica-0", 1 + 2 * (1 + 4), {}});
   CHECK(gangs[1] == Gang{"podcliqueset-replica-1", 1 + 2 * (1 + 4), {}});
+  CHECK(gangs[2] == Gang{"model-scaled-0", 1 + 4, {}});
+  CHECK(gangs[3] == Gang{"model-scaled-1", 1 + 4, {}});
+}
+
+// Grove docs/designs/gang-scheduling-semantics.md, its example: a scaling group of replicas 5 and minAvailable 3
+// puts replicas 0-2 in the base PodGang and makes one scaled PodGang for each of replicas 3 and 4.
+TEST_CASE("Grove's gang semantics: standalone cliques and the first minAvailable group replicas in the base gang") {
+  auto gangs = gangs_of(R"(
+apiVersion: grove.io/v1alpha1
+kind: PodCliqueSet
+metadata: {name: my-pcs}
+spec:
+  replicas: 1
+  template:
+    cliques:
+    - name: frontend
+      spec: {replicas: 2, podSpec: {containers: [{name: f, image: x}]}}
+    - name: leader
+      spec: {replicas: 1, podSpec: {containers: [{name: l, image: x}]}}
+    - name: worker
+      spec: {replicas: 4, minAvailable: 3, podSpec: {containers: [{name: w, image: x}]}}
+    podCliqueScalingGroups:
+    - name: prefill
+      cliqueNames: [leader, worker]
+      replicas: 5
+      minAvailable: 3
+)");
+  CHECK(gangs == std::vector<Gang>{{"podcliqueset-replica-0", 2 + 3 * (1 + 3), {}},
+                                   {"prefill-scaled-0", 1 + 3, {}},
+                                   {"prefill-scaled-1", 1 + 3, {}}});
+  // Admission writes no name for them and the cluster side makes no PodGroup: Grove and KAI do.
+  auto objects = test::parse_yaml(
+      "apiVersion: grove.io/v1alpha1\nkind: PodCliqueSet\nmetadata: {name: p}\nspec:\n"
+      "  template:\n    cliques:\n    - {name: a, spec: {replicas: 2, podSpec: {}}}\n"
+      "    podCliqueScalingGroups: [{name: g, cliqueNames: [a], replicas: 2}]\n");
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  CHECK(build_view(*match.definition, *objects[0].doc).gangs.size() == 1);
 }
 
 // KAI pkg/podgrouper/podgrouper/plugins/statefulset: minAvailable 1 unless kai.scheduler/min-member is set and
