@@ -69,9 +69,6 @@ struct InspectOptions {
 
 int inspect(const InspectOptions& o) {
   const bool json = o.format == "json";
-  ViewOptions options;
-  options.status = o.status;
-  options.inspect_detail = true;
   const std::string &profile_name = o.profile_name, &policy_file = o.policy_file, &queue = o.queue;
   auto catalog = load_catalog(o.dirs);
   if (!catalog) return kInvalid;
@@ -111,12 +108,12 @@ int inspect(const InspectOptions& o) {
       }
       return;
     }
-    if (profile) {
-      const ViewOptions counted = webhook::view_options_for(*profile, w.match.definition->gvk.group, w.kind);
-      options.gang_rule = counted.gang_rule;
-      options.minimums = counted.minimums;
-    }
-    WorkloadView view = build_view(*w.match.definition, w.doc, options);
+    // As the profile's scheduler counts this kind, else by the definitions' own minimums.
+    ViewOptions counted =
+        profile ? webhook::view_options_for(*profile, w.match.definition->gvk.group, w.kind) : ViewOptions{};
+    counted.status = o.status;
+    counted.inspect_detail = true;
+    WorkloadView view = build_view(*w.match.definition, w.doc, counted);
     std::vector<std::string> pod_groups;
     if (profile) {
       pod_groups = pod_groups_for(*profile, view, w.doc.root(), queue);

@@ -114,7 +114,7 @@ bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view 
 Path Catalog::replica_key(std::string_view text) const {
   for (const auto& d : definitions_)
     for (const auto& c : d->components)
-      if (c.replica_key && c.replica_key_path == text) return c.replica_key;
+      if (c.replica_key && c.replica_key->source() == text) return c.replica_key;
   return nullptr;
 }
 

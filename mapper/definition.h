@@ -88,8 +88,9 @@ struct ComponentDefinition {
   std::optional<SpecDefinition> spec;
   std::optional<ScaleDefinition> scale;
   Path instance_id;
-  std::string replica_key_path;  // podSelector.replicaSelector.keyPath: what tells this component's replicas apart
-  Path replica_key;              // the same, compiled: read from a pod at admission to name its replica's gang
+  // podSelector.replicaSelector.keyPath: what tells this component's replicas apart, read from a pod at admission to
+  // name its replica's gang.
+  Path replica_key;
   std::optional<StatusDefinition> status;
   int line = 0;
 

@@ -369,11 +369,7 @@ class DefinitionReader {
     }
     if (YAML::Node rs = node["replicaSelector"]; rs.IsDefined()) {
       const std::string rf = field + ".replicaSelector";
-      if (r_.map(rs, rf, {"keyPath"}))
-        if (Path key = r_.path(rs, "keyPath", rf, true)) {
-          c.replica_key_path = rs["keyPath"].Scalar();
-          c.replica_key = std::move(key);
-        }
+      if (r_.map(rs, rf, {"keyPath"})) c.replica_key = r_.path(rs, "keyPath", rf, true);
     }
     return node["componentInstanceSelector"].IsDefined();
   }
@@ -579,12 +575,8 @@ class DefinitionReader {
   }
 
   void extra_gangs(const YAML::Node& annotations, Definition& def) {
-    if (!annotations.IsMap()) return;
-    const YAML::Node text = annotations[std::string(kExtraGangsAnnotation)];
-    if (!text.IsDefined()) return;
-    const std::string field = "metadata.annotations." + std::string(kExtraGangsAnnotation);
-    if (!text.IsScalar() || text.Scalar().empty()) return r_.error(text, 0, field, "must be a jq expression");
-    def.extra_gangs = r_.expression(text.Scalar(), text, Reader::line_of(text), field);
+    if (annotations.IsMap())
+      def.extra_gangs = r_.path(annotations, kExtraGangsAnnotation.data(), "metadata.annotations");
   }
 
   std::optional<TopologyConstraint> topology(const YAML::Node& parent, const std::string& field) {

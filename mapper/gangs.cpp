@@ -212,10 +212,11 @@ class GangBuilder {
   // replica), else "".
   std::string replica_key_read_by(const PodGroupMember& m) const {
     const ComponentDefinition* c = def_.component(m.component);
-    if (!c || c->replica_key_path.empty()) return {};
+    if (!c || !c->replica_key) return {};
+    const std::string& key = c->replica_key->source();
     const bool reads = std::any_of(m.group_by_key_paths.begin(), m.group_by_key_paths.end(),
-                                   [&](const std::string& p) { return p.find(c->replica_key_path) == 0; });
-    return reads ? c->replica_key_path : std::string();
+                                   [&](const std::string& p) { return p.find(key) == 0; });
+    return reads ? key : std::string();
   }
 
   long long replicas_of(const std::string& component) const {
