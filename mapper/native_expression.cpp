@@ -828,9 +828,17 @@ class Evaluator {
     if (op == '+' && r.is_null()) return emit(Value(l));
     auto a = l.as_number(), b = r.as_number();
     if (!a || !b) {
-      if (l.is_null() || r.is_null())
-        return fail(std::string(type_name(l)) + " and " + type_name(r) + " cannot be combined with " + op);
-      return unsupported_here();  // strings, arrays, objects: jq gives them meanings we leave to jq
+      // jq 1.6 gives meaning to a few pairs of other types (builtin.c f_plus, f_minus, f_multiply, f_divide), which
+      // are left to it; every other pair is its error. Failing here, not in jq, also keeps jq 1.6 from leaking the
+      // operand it failed on: a malformed object (`replicas: {}` in `(.replicas // 1) * n`) reaches admission
+      // before schema validation does.
+      const std::string_view x = type_name(l), y = type_name(r);
+      const bool jq_defines =
+          x == y ? (op == '+' && (x == "string" || x == "array" || x == "object")) || (op == '-' && x == "array") ||
+                       (op == '*' && x == "object") || (op == '/' && x == "string")
+                 : op == '*' && ((x == "string" && y == "number") || (x == "number" && y == "string"));
+      if (jq_defines) return unsupported_here();
+      return fail(std::string(x) + " and " + std::string(y) + " cannot be combined with " + op);
     }
     Value v;
     v.computed = true;

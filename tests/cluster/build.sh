@@ -3,7 +3,7 @@
 # kube-scheduler and a kubectl of the same release, all from the Go module proxy as pinned by tests/cluster/go.mod;
 # KWOK, the fake kubelet behind tests/cluster/nodes.sh (tests/cluster/nodes/go.mod); helm, for the chart's tests
 # (tests/cluster/helm/go.mod); the workload operators run
-# beside it (tests/cluster/operators/NAME/: the JobSet and LeaderWorkerSet controllers) as
+# beside it (tests/cluster/operators/NAME/: JobSet, LeaderWorkerSet, KubeRay, the training-operator) as
 # build/cluster/bin/NAME-controller; and the schedulers of the shipped profiles (tests/cluster/schedulers/NAME/,
 # each a module of its own whose scheduler.conf names its binaries). Each wrapper module pins the Kubernetes
 # libraries its project was released with. Go's module and build caches make a warm rebuild quick; a module's

@@ -4,10 +4,8 @@
 // Nothing here binds a pod or makes a PodGroup.
 #include <catch2/catch.hpp>
 
-#include "mapper/workload_view.h"
 #include "tests/cluster/scheduler_bed.h"
 #include "tests/support/test_support.h"
-#include "webhook/policy.h"
 
 using namespace wm::test;
 using namespace std::chrono_literals;
@@ -208,20 +206,6 @@ std::string ray_cluster(const std::string& name, const std::string& pool, bool a
          "4}}}]\n";
 }
 
-// The minimum `inspect --profile volcano` gives the object.
-long long volcano_profile_minimum(const std::string& yaml) {
-  auto objects = parse_yaml(yaml);
-  REQUIRE(objects.size() == 1);
-  const wm::webhook::Policy policy = wm::webhook::Policy::builtin();
-  auto match = builtin_catalog().find(objects[0].api_version, objects[0].kind);
-  REQUIRE(match.definition);
-  const wm::WorkloadView view =
-      wm::build_view(*match.definition, *objects[0].doc,
-                     wm::webhook::view_options_for(*policy.profile("volcano"), "ray.io", "RayCluster"));
-  REQUIRE(view.gangs.size() == 1);
-  return view.gangs[0].min_member;
-}
-
 long long kuberay_min_member(const std::string& ns, const std::string& cluster) {
   CommandResult r = Cluster::get().kubectl({"get", "podgroups.scheduling.volcano.sh", "ray-" + cluster + "-pg", "-n",
                                             ns, "-o", "jsonpath={.spec.minMember}"});
@@ -237,7 +221,7 @@ void ray_minimum_under_volcano(bool autoscaling) {
   const std::string ns = make_namespace(label, true);
   RegisteredWebhook webhook(policy_for(ns, "volcano"), "base", cluster_side_args(label));
   const std::string yaml = ray_cluster("ray", pool, autoscaling);
-  const long long expected = volcano_profile_minimum(yaml);
+  const long long expected = profile_min_member(yaml, "volcano");
   CHECK(expected == (autoscaling ? 3 : 5));
   kubectl_apply(ns, yaml);
   long long made = -1;
@@ -264,4 +248,52 @@ TEST_CASE("volcano: KubeRay's PodGroup for an autoscaled RayCluster asks for the
 }
 TEST_CASE("volcano: KubeRay's PodGroup for a RayCluster without autoscaling asks for every desired worker") {
   ray_minimum_under_volcano(false);
+}
+
+// Minimums of a gang this project makes: a PyTorchJob run by Kubeflow's training-operator
+// (tests/cluster/operators/training-operator), Master 1 and Worker 3 of 4 GPUs each, with
+// runPolicy.schedulingPolicy.minAvailable 2, on 8 GPUs. The profile's gang asks for 2 (KAI's rule, which the
+// training-operator's own Volcano integration shares: minMember = minAvailable), and the scheduler starts 2 pods, not
+// all-or-nothing of the 4. Volcano also holds each task's share (minTaskMember: the master and one worker), and
+// YuniKorn each task group's: neither starts two workers without their master. Coscheduling counts pods only.
+namespace {
+
+void pytorch_minimum_starts(const std::string& profile) {
+  start_scheduler(profile);
+  start_operator("training-operator");
+  const std::string label = "pytorch-min-" + profile;
+  const std::string pool = node_pool(label);
+  add_nodes(pool, 2, 4);
+  const std::string ns = make_namespace(label, true);
+  RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args(label));
+  const std::string pod = "        spec:\n          nodeSelector: {workload-map.io/node-pool: " + pool +
+                          "}\n          containers: [{name: pytorch, image: registry.example/train:1, "
+                          "resources: {limits: {nvidia.com/gpu: 4}}}]\n";
+  const std::string yaml =
+      "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: train}\nspec:\n"
+      "  runPolicy: {schedulingPolicy: {minAvailable: 2}}\n  pytorchReplicaSpecs:\n"
+      "    Master:\n      replicas: 1\n      template:\n" +
+      pod + "    Worker:\n      replicas: 3\n      template:\n" + pod;
+  CHECK(profile_min_member(yaml, profile) == 2);
+  kubectl_apply(ns, yaml);
+  const std::string pods = "training.kubeflow.org/job-name=train";
+  const std::string master = pods + ",training.kubeflow.org/replica-type=master";
+  REQUIRE(eventually([&] { return count_pods(ns, pods).total == 4; }, 60s, 500ms));
+  const bool minimum_bound = eventually([&] { return count_pods(ns, pods).bound == 2; }, 60s, 500ms);
+  INFO(describe(ns));
+  REQUIRE(minimum_bound);
+  CHECK(stays([&] { return count_pods(ns, pods).bound == 2; }, 5s));
+  if (profile != "coscheduling") CHECK(count_pods(ns, master).bound == 1);
+}
+
+}  // namespace
+
+TEST_CASE("volcano: a PyTorchJob's minAvailable starts the master and the minimum of workers") {
+  pytorch_minimum_starts("volcano");
+}
+TEST_CASE("coscheduling: a PyTorchJob's minAvailable starts its minimum of pods") {
+  pytorch_minimum_starts("coscheduling");
+}
+TEST_CASE("yunikorn: a PyTorchJob's minAvailable starts the master and the minimum of workers") {
+  pytorch_minimum_starts("yunikorn");
 }

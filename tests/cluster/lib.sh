@@ -22,6 +22,19 @@ start() {
   echo $! > "$dir/pids/$name"
 }
 
+# wait_ready NAME URL: until URL answers (its certificate unchecked), while the process start() ran in $dir as NAME
+# lives; fails with its log's tail if it exits or is not ready within 90 s.
+wait_ready() {
+  local process=$1 url=$2 deadline=$((SECONDS + 90))
+  until curl -skf "$url" > /dev/null; do
+    kill -0 "$(cat "$dir/pids/$process")" 2>/dev/null ||
+      { echo "$process exited" >&2; tail -n 30 "$dir/logs/$process.log" >&2; return 1; }
+    ((SECONDS < deadline)) ||
+      { echo "$process not ready after 90 s" >&2; tail -n 30 "$dir/logs/$process.log" >&2; return 1; }
+    sleep 0.5
+  done
+}
+
 # run_operator NAME DIR MODULE_DIR BINARY [CONFIG]: a controller-runtime operator beside the control plane of up.sh
 # DIR, as its own manifests install it (see operator.sh). MODULE_DIR holds its go.mod and operator.conf (module,
 # package, config_api, webhooks, and crds: its CRD manifests, when the release needs its own over ../shared/crds);
@@ -63,11 +76,6 @@ CONFIG
       | .webhooks |= map(.clientConfig = {url: ($base + .clientConfig.service.path), caBundle: $ca})' |
     "${kubectl[@]}" apply --server-side -f - > "$dir/logs/$name-webhooks.log"
 
-  local log=$dir/logs/$name-controller.log deadline=$((SECONDS + 60))
-  until curl -sf "http://127.0.0.1:$health_port/readyz" > /dev/null; do
-    kill -0 "$(cat "$dir/pids/$name-controller")" 2>/dev/null || { tail -n 30 "$log" >&2; return 1; }
-    ((SECONDS < deadline)) || { echo "run_operator: $name not ready after 60 s" >&2; tail -n 30 "$log" >&2; return 1; }
-    sleep 0.5
-  done
+  wait_ready "$name-controller" "http://127.0.0.1:$health_port/readyz" || return 1
   echo "run_operator: $name $version ready (webhooks at 127.0.0.1:$webhook_port)" >&2
 }

@@ -30,17 +30,6 @@ apply_crds() {
   done
   return 1
 }
-# wait_ready PROCESS URL: until URL answers 2xx (curl -k: the schedulers serve self-signed), or PROCESS exits.
-wait_ready() {
-  local process=$1 url=$2 deadline=$((SECONDS + 90))
-  until curl -skf "$url" > /dev/null; do
-    kill -0 "$(cat "$dir/pids/$process")" 2>/dev/null ||
-      { echo "scheduler.sh: $process exited" >&2; tail -n 30 "$dir/logs/$process.log" >&2; exit 1; }
-    ((SECONDS < deadline)) ||
-      { echo "scheduler.sh: $process not ready after 90 s" >&2; tail -n 30 "$dir/logs/$process.log" >&2; exit 1; }
-    sleep 0.5
-  done
-}
 
 source "$scheduler_dir/start.sh"
 touch "$dir/schedulers/$name"

@@ -6,7 +6,10 @@
 #include <sstream>
 #include <thread>
 
+#include "mapper/gangs.h"
+#include "mapper/workload_view.h"
 #include "tests/support/test_support.h"
+#include "webhook/policy.h"
 
 namespace wm::test {
 
@@ -65,6 +68,28 @@ std::string jobset_yaml(const JobSetShape& shape) {
       << "              resources: {limits: {nvidia.com/gpu: " << shape.gpus << "}}\n";
   }
   return y.str();
+}
+
+std::vector<long long> profile_gangs(const ParsedObject& object, const std::string& profile_name, bool whole_workload) {
+  static const webhook::Policy policy = webhook::Policy::builtin();
+  const webhook::SchedulerProfile* profile = policy.profile(profile_name);
+  REQUIRE(profile);
+  auto match = builtin_catalog().find(object.api_version, object.kind);
+  REQUIRE(match.definition);
+  const WorkloadView view = build_view(*match.definition, *object.doc,
+                                       webhook::view_options_for(*profile, match.definition->gvk.group, object.kind));
+  std::vector<long long> out;
+  for (const auto& g : expanded_gangs(view.gangs, 1000)) out.push_back(g.min_member);
+  if (whole_workload && out.size() == 1 && out[0] > 0) out[0] = view.total_pods;
+  return out;
+}
+
+long long profile_min_member(const std::string& yaml, const std::string& profile) {
+  auto objects = parse_yaml(yaml);
+  REQUIRE(objects.size() == 1);
+  const std::vector<long long> gangs = profile_gangs(objects[0], profile);
+  REQUIRE(gangs.size() == 1);
+  return gangs[0];
 }
 
 PodCounts count_pods(const std::string& ns, const std::string& selector) {

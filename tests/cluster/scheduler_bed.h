@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/cluster/cluster_support.h"
+#include "tests/support/test_support.h"
 
 namespace wm::test {
 
@@ -44,6 +45,13 @@ std::string jobset_yaml(const JobSetShape& shape);
 struct PodCounts {
   int total = 0, bound = 0, running = 0, succeeded = 0;
 };
+// Each gang's minimum under `profile`, copies expanded, as `inspect --profile` gives it; with `whole_workload`, a
+// workload of one gang counts every pod it starts (Kueue admits pods outside the gang too: a RayJob's submitter).
+std::vector<long long> profile_gangs(const ParsedObject& object, const std::string& profile,
+                                     bool whole_workload = false);
+// The minMember of the one gang `inspect --profile PROFILE` gives the one object in `yaml`.
+long long profile_min_member(const std::string& yaml, const std::string& profile);
+
 // The pods in `ns` that carry `selector` (a label selector).
 PodCounts count_pods(const std::string& ns, const std::string& selector);
 // Asks KWOK to finish every pod in `ns` matching `selector` (Succeeded, exit 0).

@@ -1,8 +1,9 @@
-// The scheduler as the oracle of `inspect --profile`: every corpus workload whose operator runs in this bed (JobSet,
-// LeaderWorkerSet) is created through the API server, and what the scheduler side made of it is read back: Kueue's
-// Workloads (one per JobSet, one per LeaderWorkerSet group; their pod sets' counts) and the Volcano PodGroups that
-// LeaderWorkerSet's own integration makes (one per group; minMember). The gangs the profile's view gives for the same
-// object must be the same, gang for gang. Each line of the table in docs/gangs.md is one line this test prints.
+// The scheduler as the oracle of `inspect --profile`: every corpus workload whose operator or scheduler integration
+// runs in this bed (JobSet, LeaderWorkerSet, KubeRay, Kueue's PyTorchJob integration) is created through the API
+// server, and what the scheduler side made of it is read back: Kueue's Workloads (one per JobSet, one per
+// LeaderWorkerSet group; their pod sets' counts) and the Volcano PodGroups that LeaderWorkerSet's own integration makes
+// (one per group; minMember). The gangs the profile's view gives for the same object must be the same, gang for gang.
+// Each line of the table in docs/gangs.md is one line this test prints.
 #include <simdjson.h>
 
 #include <algorithm>
@@ -10,11 +11,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "mapper/gangs.h"
-#include "mapper/workload_view.h"
 #include "tests/cluster/scheduler_bed.h"
 #include "tests/support/test_support.h"
-#include "webhook/policy.h"
 
 using namespace wm;
 using namespace wm::test;
@@ -27,24 +25,6 @@ std::string list_text(std::vector<long long> v) {
   std::string out = "[";
   for (size_t i = 0; i < v.size(); ++i) out += (i ? " " : "") + std::to_string(v[i]);
   return out + "]";
-}
-
-// Each gang's minimum under `profile`, copies expanded, as the profile's view of the object gives it; with
-// `whole_workload`, a workload of one gang counts every pod it starts (Kueue admits pods outside the gang too: a
-// RayJob's submitter).
-std::vector<long long> profile_gangs(const ParsedObject& object, const std::string& profile_name,
-                                     bool whole_workload = false) {
-  static const webhook::Policy policy = webhook::Policy::builtin();
-  const webhook::SchedulerProfile* profile = policy.profile(profile_name);
-  REQUIRE(profile);
-  auto match = builtin_catalog().find(object.api_version, object.kind);
-  REQUIRE(match.definition);
-  const WorkloadView view = build_view(*match.definition, *object.doc,
-                                       webhook::view_options_for(*profile, match.definition->gvk.group, object.kind));
-  std::vector<long long> out;
-  for (const auto& g : expanded_gangs(view.gangs, 1000)) out.push_back(g.min_member);
-  if (whole_workload && out.size() == 1 && out[0] > 0) out[0] = view.total_pods;
-  return out;
 }
 
 // Sum of the integers at `field` of each item of `kubectl get RESOURCE -n NS` whose `owner_field` is `owner`.
@@ -143,14 +123,16 @@ void corpus_against_scheduler(
 
 }  // namespace
 
-// Kueue admits a JobSet, a RayCluster, a RayJob (its submitter pod too, in K8sJobMode) or an MPIJob as one Workload
-// whose pod sets count every pod it starts (jobs/jobset podsCountPerReplica, jobs/raycluster, jobs/rayjob,
-// jobs/mpijob), and a LeaderWorkerSet as one Workload per group of `size` pods (jobs/leaderworkerset podSets): the
-// kueue profile's all-pods gangs.
-TEST_CASE("kueue: every corpus JobSet, LeaderWorkerSet, Ray workload and MPIJob gets the Workloads the profile says") {
+// Kueue admits a JobSet, a RayCluster, a RayJob (its submitter pod too, in K8sJobMode), an MPIJob or a PyTorchJob as
+// one Workload whose pod sets count every pod it starts (jobs/jobset podsCountPerReplica, jobs/raycluster,
+// jobs/rayjob, jobs/mpijob, jobs/kubeflow/jobs/pytorchjob: one pod set per replica type), and a LeaderWorkerSet as one
+// Workload per group of `size` pods (jobs/leaderworkerset podSets): the kueue profile's all-pods gangs.
+TEST_CASE(
+    "kueue: every corpus JobSet, LeaderWorkerSet, Ray workload, MPIJob and PyTorchJob gets the Workloads the profile "
+    "says") {
   start_scheduler("kueue");
   corpus_against_scheduler(
-      "kueue", {"jobset", "leaderworkerset", "raycluster", "rayjob", "mpijob"},
+      "kueue", {"jobset", "leaderworkerset", "raycluster", "rayjob", "mpijob", "pytorchjob"},
       [](const std::string& ns) {
         // The ClusterQueue need not admit anything: Kueue makes the Workload of a queued object whatever the quota.
         kubectl_apply(ns, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: " + ns +

@@ -226,6 +226,35 @@ TEST_CASE("arithmetic on strings falls back to jq at run time") {
   CHECK(equal->evaluate(*objects.doc, false).values.at(0).json() == "true");
 }
 
+// jq 1.6 leaks the operand of an arithmetic error (one string of the input per failed evaluation), and admission sees
+// malformed objects before schema validation does: the native engine raises every error jq would, and leaves jq only
+// the pairs jq gives meaning to (builtin.c f_plus, f_minus, f_multiply, f_divide).
+TEST_CASE("arithmetic on other types: jq's errors natively, jq's meanings left to jq") {
+  const std::string object =
+      R"({"o":{"k":"v"},"p":{"x":1},"a":[1,2],"b":[2],"s":"ab","t":"b","n":2,"f":true,"z":null})";
+  for (const char* error :
+       {".o * 1", "1 * .o", ".o + 1", ".o - .o", ".o / .o", ".a * 2", ".a / .b", ".s - .t", ".s + 1", ".f + 1",
+        ".f * .f", ".n - .a", ".z - 1", ".z * .s", ".a + .o", ".s * .a", "(.o // 1) * 4"}) {
+    agree(error, object);
+    auto parsed = test::parse_json(object);
+    std::string compile_error;
+    auto path = PathExpression::compile(error, compile_error);
+    INFO(error);
+    CHECK_FALSE(path->evaluate_native(*parsed.doc, false)->ok());
+  }
+  for (const char* left_to_jq :
+       {".o + .p", ".a + .b", ".s + .t", ".a - .b", ".o * .p", ".s * .n", ".n * .s", ".s / .t"}) {
+    auto parsed = test::parse_json(object);
+    std::string compile_error;
+    auto path = PathExpression::compile(left_to_jq, compile_error);
+    INFO(left_to_jq);
+    CHECK_FALSE(path->evaluate_native(*parsed.doc, false).has_value());
+    const EvalResult r = path->evaluate(*parsed.doc, false);
+    CHECK(r.ok());
+    CHECK(r.values.size() == 1);
+  }
+}
+
 TEST_CASE("a jq expression that does not compile is refused with jq's message") {
   std::string error;
   CHECK_FALSE(PathExpression::compile(".a | | .b", error).has_value());

@@ -7,12 +7,5 @@ health=$(free_port)
 start "$dir" kuberay-controller "$bin/kuberay-controller" --kubeconfig "$dir/kubeconfig" \
   --batch-scheduler=volcano --enable-leader-election=false --metrics-addr=0 \
   --health-probe-bind-address="127.0.0.1:$health" --log-stdout-encoder=console
-deadline=$((SECONDS + 60))
-until curl -sf "http://127.0.0.1:$health/readyz" > /dev/null; do
-  kill -0 "$(cat "$dir/pids/kuberay-controller")" 2>/dev/null ||
-    { echo "operator.sh: kuberay exited" >&2; tail -n 30 "$dir/logs/kuberay-controller.log" >&2; exit 1; }
-  ((SECONDS < deadline)) ||
-    { echo "operator.sh: kuberay not ready after 60 s" >&2; tail -n 30 "$dir/logs/kuberay-controller.log" >&2; exit 1; }
-  sleep 0.5
-done
+wait_ready kuberay-controller "http://127.0.0.1:$health/readyz"
 echo "operator.sh: kuberay ready" >&2

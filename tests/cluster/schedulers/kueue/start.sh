@@ -7,8 +7,10 @@ src=$(module_dir sigs.k8s.io/kueue)
 "$here/scheduler.sh" default "$dir"
 apply_crds "$src/config/components/crd/bases"
 kubectl create namespace kueue-system --dry-run=client -o yaml | kubectl apply -f - > /dev/null
+# The kubeflow.org/pytorchjob integration ships commented out; Kueue's guide to running a PyTorchJob
+# (docs/tasks/run/kubeflow/pytorchjobs) has users enable it, as here, so that the corpus PyTorchJobs meet Kueue too.
 config_extra=$(sed -n '/^integrations:/,/^[a-z#]/p' "$src/config/components/manager/controller_manager_config.yaml" |
-  sed '$d' | grep -v '^ *#')
+  sed '$d' | sed 's|^  # - "kubeflow.org/pytorchjob"|  - "kubeflow.org/pytorchjob"|' | grep -v '^ *#')
 [[ $config_extra == integrations:* ]] || { echo "scheduler.sh: no integrations in Kueue's shipped configuration" >&2; exit 1; }
 # The on-demand visibility API (listings of pending workloads, not admission) reads its certificate from another fixed
 # path, /visibility; it is turned off rather than given a folder at the machine's root.
