@@ -2,6 +2,7 @@
 // gangs never deadlock on half the GPUs each. Real schedulers (tests/cluster/scheduler.sh) on fake GPU nodes
 // (tests/cluster/nodes.sh); the webhook registered as shipped, its cluster side writing the profile's PodGroups.
 // Nothing here binds a pod or makes a PodGroup.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "tests/cluster/scheduler_bed.h"
@@ -250,50 +251,62 @@ TEST_CASE("volcano: KubeRay's PodGroup for a RayCluster without autoscaling asks
   ray_minimum_under_volcano(false);
 }
 
-// Minimums of a gang this project makes: a PyTorchJob run by Kubeflow's training-operator
-// (tests/cluster/operators/training-operator), Master 1 and Worker 3 of 4 GPUs each, with
-// runPolicy.schedulingPolicy.minAvailable 2, on 8 GPUs. The profile's gang asks for 2 (KAI's rule, which the
-// training-operator's own Volcano integration shares: minMember = minAvailable), and the scheduler starts 2 pods, not
-// all-or-nothing of the 4. Volcano also holds each task's share (minTaskMember: the master and one worker), and
-// YuniKorn each task group's: neither starts two workers without their master. Coscheduling counts pods only.
+// Minimums of a gang this project makes: a Kubeflow training job run by the training-operator
+// (tests/cluster/operators/training-operator), one lead replica (PyTorchJob's and XGBoostJob's Master, TFJob's PS)
+// and 3 workers of 4 GPUs each, with runPolicy.schedulingPolicy.minAvailable 2, on 8 GPUs. The profile's gang asks
+// for 2 (KAI's rule, which the training-operator's own Volcano integration shares: minMember = minAvailable), and
+// the scheduler starts 2 pods, not all-or-nothing of the 4. Volcano also holds each task's share (minTaskMember: the
+// lead and one worker), and YuniKorn each task group's: neither starts two workers without their lead. Coscheduling
+// counts pods only.
 namespace {
 
-void pytorch_minimum_starts(const std::string& profile) {
+struct TrainingJob {
+  std::string kind, replica_specs, container, lead;
+};
+const TrainingJob kTrainingJobs[] = {{"PyTorchJob", "pytorchReplicaSpecs", "pytorch", "Master"},
+                                     {"TFJob", "tfReplicaSpecs", "tensorflow", "PS"},
+                                     {"XGBoostJob", "xgbReplicaSpecs", "xgboost", "Master"}};
+
+void training_minimum_starts(const std::string& profile, const TrainingJob& job) {
+  INFO(job.kind);
   start_scheduler(profile);
   start_operator("training-operator");
-  const std::string label = "pytorch-min-" + profile;
+  std::string label = "min-" + job.kind + "-" + profile;
+  std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) { return std::tolower(c); });
   const std::string pool = node_pool(label);
   add_nodes(pool, 2, 4);
   const std::string ns = make_namespace(label, true);
   RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args(label));
   const std::string pod = "        spec:\n          nodeSelector: {workload-map.io/node-pool: " + pool +
-                          "}\n          containers: [{name: pytorch, image: registry.example/train:1, "
-                          "resources: {limits: {nvidia.com/gpu: 4}}}]\n";
-  const std::string yaml =
-      "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: train}\nspec:\n"
-      "  runPolicy: {schedulingPolicy: {minAvailable: 2}}\n  pytorchReplicaSpecs:\n"
-      "    Master:\n      replicas: 1\n      template:\n" +
-      pod + "    Worker:\n      replicas: 3\n      template:\n" + pod;
+                          "}\n          containers: [{name: " + job.container +
+                          ", image: registry.example/train:1, resources: {limits: {nvidia.com/gpu: 4}}}]\n";
+  const std::string yaml = "apiVersion: kubeflow.org/v1\nkind: " + job.kind +
+                           "\nmetadata: {name: train}\nspec:\n  runPolicy: {schedulingPolicy: {minAvailable: 2}}\n  " +
+                           job.replica_specs + ":\n    " + job.lead + ":\n      replicas: 1\n      template:\n" + pod +
+                           "    Worker:\n      replicas: 3\n      template:\n" + pod;
   CHECK(profile_min_member(yaml, profile) == 2);
   kubectl_apply(ns, yaml);
+  std::string lead_type = job.lead;
+  std::transform(lead_type.begin(), lead_type.end(), lead_type.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   const std::string pods = "training.kubeflow.org/job-name=train";
-  const std::string master = pods + ",training.kubeflow.org/replica-type=master";
+  const std::string lead = pods + ",training.kubeflow.org/replica-type=" + lead_type;
   REQUIRE(eventually([&] { return count_pods(ns, pods).total == 4; }, 60s, 500ms));
   const bool minimum_bound = eventually([&] { return count_pods(ns, pods).bound == 2; }, 60s, 500ms);
   INFO(describe(ns));
   REQUIRE(minimum_bound);
   CHECK(stays([&] { return count_pods(ns, pods).bound == 2; }, 5s));
-  if (profile != "coscheduling") CHECK(count_pods(ns, master).bound == 1);
+  if (profile != "coscheduling") CHECK(count_pods(ns, lead).bound == 1);
 }
 
 }  // namespace
 
-TEST_CASE("volcano: a PyTorchJob's minAvailable starts the master and the minimum of workers") {
-  pytorch_minimum_starts("volcano");
+TEST_CASE("volcano: a Kubeflow training job's minAvailable starts its lead and the minimum of workers") {
+  for (const auto& job : kTrainingJobs) training_minimum_starts("volcano", job);
 }
-TEST_CASE("coscheduling: a PyTorchJob's minAvailable starts its minimum of pods") {
-  pytorch_minimum_starts("coscheduling");
+TEST_CASE("coscheduling: a Kubeflow training job's minAvailable starts its minimum of pods") {
+  for (const auto& job : kTrainingJobs) training_minimum_starts("coscheduling", job);
 }
-TEST_CASE("yunikorn: a PyTorchJob's minAvailable starts the master and the minimum of workers") {
-  pytorch_minimum_starts("yunikorn");
+TEST_CASE("yunikorn: a Kubeflow training job's minAvailable starts its lead and the minimum of workers") {
+  for (const auto& job : kTrainingJobs) training_minimum_starts("yunikorn", job);
 }

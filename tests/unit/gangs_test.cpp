@@ -255,6 +255,42 @@ spec:
   CHECK(unmeetable_gangs(all_pods).empty());
 }
 
+// KAI pkg/podgrouper/podgrouper/plugins/kubeflow/distributed_common.go (TFJob, XGBoostJob): the job's minimum is
+// runPolicy.schedulingPolicy.minAvailable as is, else every replica of every type. Cases after
+// distributed_common_test.go: Master 2 + Worker 4 is 6; minAvailable 5 is 5 whatever the replicas (RunPolicy);
+// Workers alone are their count (NoMastersAllowed).
+TEST_CASE("TFJob and XGBoostJob: schedulingPolicy.minAvailable as is, else every pod (KAI's distributed grouper)") {
+  auto job = [](const std::string& kind, const std::string& key, const std::string& policy, const std::string& specs) {
+    return "apiVersion: kubeflow.org/v1\nkind: " + kind + "\nmetadata: {name: j}\nspec:\n" + policy + "  " + key +
+           ":\n" + specs;
+  };
+  const std::string pod = "template: {spec: {containers: [{name: c, image: x}]}}";
+  const std::string master_workers = "    Master: {replicas: 2, " + pod + "}\n    Worker: {replicas: 4, " + pod + "}\n";
+  for (const auto& [kind, key] : std::vector<std::pair<std::string, std::string>>{{"TFJob", "tfReplicaSpecs"},
+                                                                                  {"XGBoostJob", "xgbReplicaSpecs"}}) {
+    INFO(kind);
+    CHECK(gangs_of(job(kind, key, "", master_workers)).at(0).min_member == 6);
+    CHECK(gangs_of(job(kind, key, "  runPolicy: {schedulingPolicy: {minAvailable: 5}}\n", master_workers))
+              .at(0)
+              .min_member == 5);
+    CHECK(gangs_of(job(kind, key, "", "    Worker: {replicas: 2, " + pod + "}\n")).at(0).min_member == 2);
+    CHECK(gangs_of(job(kind, key, "", "    Master: {" + pod + "}\n    Worker: {replicas: 2, " + pod + "}\n"))
+              .at(0)
+              .min_member == 3);  // replicas defaults to 1 (SetDefaults_*)
+  }
+  // The minimum is taken as is, below the types that are not workers and past all the pods: it is shared out so
+  // that the shares add up to it (the view's gang is the sum of its members' minimums).
+  const std::string tf =
+      "    Chief: {" + pod + "}\n    PS: {replicas: 2, " + pod + "}\n    Worker: {replicas: 4, " + pod + "}\n";
+  for (long long minimum : {1, 2, 3, 7, 10}) {
+    INFO(minimum);
+    CHECK(gangs_of(job("TFJob", "tfReplicaSpecs",
+                       "  runPolicy: {schedulingPolicy: {minAvailable: " + std::to_string(minimum) + "}}\n", tf))
+              .at(0)
+              .min_member == minimum);
+  }
+}
+
 // KAI pkg/podgrouper/podgrouper/plugins/kubeflow/mpi/mpi-grouper.go: with launcherCreationPolicy WaitForWorkersReady
 // the launcher is not in the gang until it exists (never at admission).
 TEST_CASE("MPIJob: the launcher is left out of the gang when it waits for the workers") {

@@ -3,7 +3,8 @@
 # ValidatingWebhookConfiguration validator.training-operator.kubeflow.org of manifests/base/webhook, whose CA its
 # certificate rotator injects), with only clientConfig pointing at its loopback webhook server, as run_operator
 # does for the others. Without --gang-scheduler-name, the default: the webhook's profile writes the gang.
-# PyTorchJob only: ../shared/crds holds no other of its kinds' v1 CRDs (its MPIJob there is mpi-operator's v2beta1).
+# PyTorchJob, TFJob and XGBoostJob: ../shared/crds holds PyTorchJob's CRD, the other two come from this release's
+# manifests/base/crds; its other kinds are off (the MPIJob of ../shared/crds is mpi-operator's v2beta1).
 #
 # Its rotator (open-policy-agent/cert-controller v0.10.1, rotator.go refreshCertIfNeeded) keeps the Secret's
 # certificates while they verify: a CA for DNS name training-operator-ca and a server certificate for
@@ -25,6 +26,10 @@ printf 'subjectAltName=DNS:training-operator.kubeflow.svc,IP:127.0.0.1\nextended
 openssl rsa -in "$pki/ca.key" -traditional -out "$pki/ca.key" 2>/dev/null
 openssl x509 -req -in "$pki/tls.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial -days 365 \
   -extfile "$pki/tls.ext" -out "$pki/tls.crt" 2>/dev/null
+"${kubectl[@]}" apply --server-side -f "$source_dir/manifests/base/crds/kubeflow.org_tfjobs.yaml" \
+  -f "$source_dir/manifests/base/crds/kubeflow.org_xgboostjobs.yaml" > "$dir/logs/training-operator-crds.log"
+"${kubectl[@]}" wait --for condition=established --timeout 60s crd tfjobs.kubeflow.org xgboostjobs.kubeflow.org \
+  >> "$dir/logs/training-operator-crds.log"
 "${kubectl[@]}" create namespace kubeflow --dry-run=client -o yaml | "${kubectl[@]}" apply -f - > /dev/null
 "${kubectl[@]}" create secret generic training-operator-webhook-cert -n kubeflow --from-file="$pki/ca.crt" \
   --from-file="$pki/ca.key" --from-file="$pki/tls.crt" --from-file="$pki/tls.key" > /dev/null
@@ -43,7 +48,8 @@ exec unshare --mount --propagation private sh -c \
 WRAPPER
 chmod +x "$dir/training-operator.sh"
 MY_POD_NAMESPACE=kubeflow start "$dir" training-operator-controller "$dir/training-operator.sh" \
-  --kubeconfig "$dir/kubeconfig" --enable-scheme=pytorchjob --webhook-server-port="$webhook_port" \
+  --kubeconfig "$dir/kubeconfig" --enable-scheme=pytorchjob --enable-scheme=tfjob --enable-scheme=xgboostjob \
+  --webhook-server-port="$webhook_port" \
   --metrics-bind-address=0 --health-probe-bind-address="127.0.0.1:$health"
 
 wait_ready training-operator-controller "http://127.0.0.1:$health/readyz"
