@@ -256,8 +256,10 @@ TEST_CASE("volcano: KubeRay's PodGroup for a RayCluster without autoscaling asks
 // and 3 workers of 4 GPUs each, with runPolicy.schedulingPolicy.minAvailable 2, on 8 GPUs. The profile's gang asks
 // for 2 (KAI's rule, which the training-operator's own Volcano integration shares: minMember = minAvailable), and
 // the scheduler starts 2 pods, not all-or-nothing of the 4. Volcano also holds each task's share (minTaskMember: the
-// lead and one worker), and YuniKorn each task group's: neither starts two workers without their lead. Coscheduling
-// counts pods only.
+// lead and one worker): it never starts two workers without their lead. Coscheduling counts pods only, and so, in
+// effect, does YuniKorn: its task groups (Master 1, Worker 1) hold placeholders, but a worker beyond its group's
+// share was seen to take the lead's place (2 workers bound, the master pending; once in 4 runs), so only the count
+// is checked there (docs/gangs.md).
 namespace {
 
 struct TrainingJob {
@@ -296,7 +298,7 @@ void training_minimum_starts(const std::string& profile, const TrainingJob& job)
   INFO(describe(ns));
   REQUIRE(minimum_bound);
   CHECK(stays([&] { return count_pods(ns, pods).bound == 2; }, 5s));
-  if (profile != "coscheduling") CHECK(count_pods(ns, lead).bound == 1);
+  if (profile == "volcano") CHECK(count_pods(ns, lead).bound == 1);
 }
 
 }  // namespace
@@ -307,6 +309,6 @@ TEST_CASE("volcano: a Kubeflow training job's minAvailable starts its lead and t
 TEST_CASE("coscheduling: a Kubeflow training job's minAvailable starts its minimum of pods") {
   for (const auto& job : kTrainingJobs) training_minimum_starts("coscheduling", job);
 }
-TEST_CASE("yunikorn: a Kubeflow training job's minAvailable starts its lead and the minimum of workers") {
+TEST_CASE("yunikorn: a Kubeflow training job's minAvailable starts its minimum of pods") {
   for (const auto& job : kTrainingJobs) training_minimum_starts("yunikorn", job);
 }
