@@ -273,8 +273,11 @@ void training_minimum_starts(const std::string& profile, const TrainingJob& job)
   INFO(job.kind);
   start_scheduler(profile);
   start_operator("training-operator");
-  std::string label = "min-" + job.kind + "-" + profile;
-  std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) { return std::tolower(c); });
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  const std::string label = lower("min-" + job.kind + "-" + profile);
   const std::string pool = node_pool(label);
   add_nodes(pool, 2, 4);
   const std::string ns = make_namespace(label, true);
@@ -288,11 +291,8 @@ void training_minimum_starts(const std::string& profile, const TrainingJob& job)
                            "    Worker:\n      replicas: 3\n      template:\n" + pod;
   CHECK(profile_min_member(yaml, profile) == 2);
   kubectl_apply(ns, yaml);
-  std::string lead_type = job.lead;
-  std::transform(lead_type.begin(), lead_type.end(), lead_type.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
   const std::string pods = "training.kubeflow.org/job-name=train";
-  const std::string lead = pods + ",training.kubeflow.org/replica-type=" + lead_type;
+  const std::string lead = pods + ",training.kubeflow.org/replica-type=" + lower(job.lead);  // the operator's label
   REQUIRE(eventually([&] { return count_pods(ns, pods).total == 4; }, 60s, 500ms));
   const bool minimum_bound = eventually([&] { return count_pods(ns, pods).bound == 2; }, 60s, 500ms);
   INFO(describe(ns));

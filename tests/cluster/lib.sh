@@ -35,6 +35,32 @@ wait_ready() {
   done
 }
 
+# apply_crds FILE|DIR...: server-side (some are over client-side apply's size limit), then wait until served. Uses
+# the caller's $bin, $dir and $name (the log: DIR/logs/NAME-crds.log).
+apply_crds() {
+  local f log=$dir/logs/$name-crds.log kubectl=("$bin/kubectl" --kubeconfig "$dir/kubeconfig")
+  for f in "$@"; do "${kubectl[@]}" apply --server-side --force-conflicts -f "$f" >> "$log"; done
+  for _ in 1 2 3 4 5; do
+    "${kubectl[@]}" wait --for condition=established --timeout 60s crd --all >> "$log" 2>&1 && return 0
+    sleep 1
+  done
+  return 1
+}
+
+# with_mount WRAPPER SOURCE MOUNT_POINT BINARY: writes WRAPPER, which runs BINARY with SOURCE bind-mounted at
+# MOUNT_POINT in a mount namespace of its own, as a Deployment's volume mount would put it at a path the program
+# fixes. Only the empty mount point is made on the machine.
+with_mount() {
+  local wrapper=$1 source=$2 mount_point=$3 binary=$4
+  mkdir -p "$mount_point"
+  cat > "$wrapper" <<WRAPPER
+#!/bin/sh
+exec unshare --mount --propagation private sh -c 'mount --bind "\$0" $mount_point && exec "\$@"' \\
+  "$source" "$binary" "\$@"
+WRAPPER
+  chmod +x "$wrapper"
+}
+
 # run_operator NAME DIR MODULE_DIR BINARY [CONFIG]: a controller-runtime operator beside the control plane of up.sh
 # DIR, as its own manifests install it (see operator.sh). MODULE_DIR holds its go.mod and operator.conf (module,
 # package, config_api, webhooks, and crds: its CRD manifests, when the release needs its own over ../shared/crds);
@@ -50,10 +76,7 @@ run_operator() {
   source_dir=$(cd "$module_dir" && go list -m -f '{{.Dir}}' "$module")
   version=$(cd "$module_dir" && go list -m -f '{{.Version}}' "$module")
 
-  if [[ -n $crds ]]; then
-    "${kubectl[@]}" apply --server-side --force-conflicts -f "$source_dir/$crds" > "$dir/logs/$name-crds.log"
-    "${kubectl[@]}" wait --for condition=established --timeout 60s crd --all >> "$dir/logs/$name-crds.log"
-  fi
+  [[ -z $crds ]] || apply_crds "$source_dir/$crds"
   webhook_port=$(free_port) && health_port=$(free_port)
   cat > "$dir/$name-config.yaml" <<CONFIG
 apiVersion: $config_api

@@ -20,16 +20,6 @@ mkdir -p "$dir/schedulers"
 
 # The source of the module the binaries came from: its CRDs and configuration files, as released.
 module_dir() { (cd "$scheduler_dir" && go list -m -f '{{.Dir}}' "$1"); }
-# apply_crds FILE|DIR...: server-side (some are over client-side apply's size limit), then wait until served.
-apply_crds() {
-  local f
-  for f in "$@"; do kubectl apply --server-side --force-conflicts -f "$f" >> "$dir/logs/$name-crds.log"; done
-  for _ in 1 2 3 4 5; do
-    kubectl wait --for condition=established --timeout 60s crd --all >> "$dir/logs/$name-crds.log" 2>&1 && return 0
-    sleep 1
-  done
-  return 1
-}
 
 source "$scheduler_dir/start.sh"
 touch "$dir/schedulers/$name"

@@ -1,8 +1,8 @@
 // The scheduler as the oracle of `inspect --profile`: every corpus workload whose operator or scheduler integration
 // runs in this bed (JobSet, LeaderWorkerSet, KubeRay, Kueue's PyTorchJob integration) is created through the API
 // server, and what the scheduler side made of it is read back: Kueue's Workloads (one per JobSet, one per
-// LeaderWorkerSet group; their pod sets' counts) and the Volcano PodGroups that LeaderWorkerSet's own integration makes
-// (one per group; minMember). The gangs the profile's view gives for the same object must be the same, gang for gang.
+// LeaderWorkerSet group; their pod sets' counts) and the Volcano PodGroups that LeaderWorkerSet's and KubeRay's own
+// integrations make (minMember). The gangs the profile's view gives for the same object must be the same, gang for gang.
 // Each line of the table in docs/gangs.md is one line this test prints.
 #include <simdjson.h>
 

@@ -26,10 +26,8 @@ printf 'subjectAltName=DNS:training-operator.kubeflow.svc,IP:127.0.0.1\nextended
 openssl rsa -in "$pki/ca.key" -traditional -out "$pki/ca.key" 2>/dev/null
 openssl x509 -req -in "$pki/tls.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial -days 365 \
   -extfile "$pki/tls.ext" -out "$pki/tls.crt" 2>/dev/null
-"${kubectl[@]}" apply --server-side -f "$source_dir/manifests/base/crds/kubeflow.org_tfjobs.yaml" \
-  -f "$source_dir/manifests/base/crds/kubeflow.org_xgboostjobs.yaml" > "$dir/logs/training-operator-crds.log"
-"${kubectl[@]}" wait --for condition=established --timeout 60s crd tfjobs.kubeflow.org xgboostjobs.kubeflow.org \
-  >> "$dir/logs/training-operator-crds.log"
+apply_crds "$source_dir/manifests/base/crds/kubeflow.org_tfjobs.yaml" \
+  "$source_dir/manifests/base/crds/kubeflow.org_xgboostjobs.yaml"
 "${kubectl[@]}" create namespace kubeflow --dry-run=client -o yaml | "${kubectl[@]}" apply -f - > /dev/null
 "${kubectl[@]}" create secret generic training-operator-webhook-cert -n kubeflow --from-file="$pki/ca.crt" \
   --from-file="$pki/ca.key" --from-file="$pki/tls.crt" --from-file="$pki/tls.key" > /dev/null
@@ -40,13 +38,8 @@ webhook_port=$(free_port) && health=$(free_port)
   jq --arg base "https://127.0.0.1:$webhook_port" '
     .webhooks |= map(.clientConfig = {url: ($base + .clientConfig.service.path)})' |
   "${kubectl[@]}" apply --server-side -f - > "$dir/logs/training-operator-webhooks.log"
-mkdir -p /tmp/k8s-webhook-server/serving-certs
-cat > "$dir/training-operator.sh" <<WRAPPER
-#!/bin/sh
-exec unshare --mount --propagation private sh -c \
-  'mount --bind "\$0" /tmp/k8s-webhook-server/serving-certs && exec "\$@"' "$pki" "$bin/training-operator-controller" "\$@"
-WRAPPER
-chmod +x "$dir/training-operator.sh"
+with_mount "$dir/training-operator.sh" "$pki" /tmp/k8s-webhook-server/serving-certs \
+  "$bin/training-operator-controller"
 MY_POD_NAMESPACE=kubeflow start "$dir" training-operator-controller "$dir/training-operator.sh" \
   --kubeconfig "$dir/kubeconfig" --enable-scheme=pytorchjob --enable-scheme=tfjob --enable-scheme=xgboostjob \
   --webhook-server-port="$webhook_port" \
