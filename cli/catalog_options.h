@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/catalog.h"
+#include "mapper/catalog/catalog.h"
 #include "webhook/policy.h"
 
 namespace wm::cli {

@@ -5,11 +5,11 @@
 #include "cli/profile_gangs.h"
 #include "cli/table.h"
 #include "cli/workloads.h"
-#include "mapper/gangs.h"
-#include "mapper/json_writer.h"
-#include "mapper/resources.h"
-#include "mapper/view_json.h"
-#include "mapper/workload_view.h"
+#include "mapper/json/json_writer.h"
+#include "mapper/view/gangs.h"
+#include "mapper/view/resources.h"
+#include "mapper/view/view_json.h"
+#include "mapper/view/workload_view.h"
 #include "webhook/gang_values.h"
 
 namespace wm::cli {

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "mapper/catalog.h"
-#include "mapper/definition_loader.h"
+#include "mapper/catalog/catalog.h"
+#include "mapper/catalog/definition_loader.h"
 
 namespace wm::cli {
 

@@ -4,9 +4,9 @@
 #include "cli/commands.h"
 #include "cli/workloads.h"
 #include "cli/yaml_output.h"
-#include "mapper/json_patch_apply.h"
-#include "mapper/json_writer.h"
-#include "mapper/pod_edits.h"
+#include "mapper/json/json_patch_apply.h"
+#include "mapper/json/json_writer.h"
+#include "mapper/view/pod_edits.h"
 
 namespace wm::cli {
 

@@ -1,6 +1,6 @@
 #include "cli/profile_gangs.h"
 
-#include "mapper/gangs.h"
+#include "mapper/view/gangs.h"
 #include "webhook/gang_values.h"
 
 namespace wm::cli {

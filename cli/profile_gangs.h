@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/workload_view.h"
+#include "mapper/view/workload_view.h"
 #include "webhook/policy.h"
 
 namespace wm::cli {

@@ -7,10 +7,10 @@
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
 #include "cli/profile_gangs.h"
-#include "mapper/gangs.h"
-#include "mapper/json_patch_apply.h"
-#include "mapper/json_read.h"
-#include "mapper/json_writer.h"
+#include "mapper/json/json_patch_apply.h"
+#include "mapper/json/json_read.h"
+#include "mapper/json/json_writer.h"
+#include "mapper/view/gangs.h"
 #include "webhook/admission.h"
 
 namespace wm::cli {

@@ -2,9 +2,9 @@
 
 #include "cli/admission_request.h"
 #include "cli/commands.h"
-#include "mapper/documents.h"
-#include "mapper/json_read.h"
-#include "mapper/json_writer.h"
+#include "mapper/catalog/documents.h"
+#include "mapper/json/json_read.h"
+#include "mapper/json/json_writer.h"
 
 namespace wm::cli {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "mapper/catalog.h"
-#include "mapper/documents.h"
-#include "mapper/value.h"
+#include "mapper/catalog/catalog.h"
+#include "mapper/catalog/documents.h"
+#include "mapper/json/value.h"
 
 namespace wm::cli {
 

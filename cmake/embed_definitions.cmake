@@ -12,7 +12,7 @@ foreach(file IN LISTS files)
   string(APPEND body "    {\"${file}\", R\"KARTA(${text})KARTA\"},\n")
 endforeach()
 file(WRITE "${OUTPUT}.tmp" "// Generated from definitions/ by cmake/embed_definitions.cmake. Do not edit.
-#include \"mapper/embedded_definitions.h\"
+#include \"mapper/catalog/embedded_definitions.h\"
 
 namespace wm {
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "kube/leader_election.h"
-#include "mapper/json_read.h"
-#include "mapper/json_writer.h"
+#include "mapper/json/json_read.h"
+#include "mapper/json/json_writer.h"
 
 namespace wm::controllers {
 

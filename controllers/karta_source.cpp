@@ -6,9 +6,9 @@
 #include "kube/backoff.h"
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
-#include "mapper/definition_loader.h"
-#include "mapper/json_read.h"
-#include "mapper/json_writer.h"
+#include "mapper/catalog/definition_loader.h"
+#include "mapper/json/json_read.h"
+#include "mapper/json/json_writer.h"
 
 namespace wm::controllers {
 

@@ -13,7 +13,7 @@
 #include "controllers/events.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
-#include "mapper/definition.h"
+#include "mapper/catalog/definition.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"
 #include "webhook/state_store.h"

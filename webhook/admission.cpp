@@ -2,13 +2,13 @@
 
 #include <boost/beast/core/detail/base64.hpp>
 
-#include "mapper/gangs.h"
-#include "mapper/json_read.h"
-#include "mapper/json_writer.h"
-#include "mapper/pod_edits.h"
-#include "mapper/resources.h"
-#include "mapper/view_json.h"
-#include "mapper/workload_view.h"
+#include "mapper/json/json_read.h"
+#include "mapper/json/json_writer.h"
+#include "mapper/view/gangs.h"
+#include "mapper/view/pod_edits.h"
+#include "mapper/view/resources.h"
+#include "mapper/view/view_json.h"
+#include "mapper/view/workload_view.h"
 #include "webhook/gang_values.h"
 #include "webhook/replica_gang.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "mapper/catalog.h"
+#include "mapper/catalog/catalog.h"
 #include "webhook/policy.h"
 
 namespace wm::webhook {

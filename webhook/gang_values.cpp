@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "mapper/json_writer.h"
-#include "mapper/resources.h"
-#include "mapper/view_json.h"
+#include "mapper/json/json_writer.h"
+#include "mapper/view/resources.h"
+#include "mapper/view/view_json.h"
 
 namespace wm::webhook {
 

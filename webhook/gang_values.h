@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/gangs.h"
+#include "mapper/view/gangs.h"
 #include "webhook/object_template.h"
 
 namespace wm::webhook {

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "mapper/json_writer.h"
+#include "mapper/json/json_writer.h"
 
 namespace wm::webhook {
 

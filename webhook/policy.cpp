@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "mapper/yaml_guard.h"
+#include "mapper/catalog/yaml_guard.h"
 #include "webhook/embedded_policy.h"
 
 namespace wm::webhook {

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "mapper/diagnostic.h"
-#include "mapper/quantity.h"
-#include "mapper/workload_view.h"
+#include "mapper/catalog/diagnostic.h"
+#include "mapper/view/quantity.h"
+#include "mapper/view/workload_view.h"
 #include "webhook/object_template.h"
 #include "webhook/value_template.h"
 

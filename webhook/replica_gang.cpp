@@ -2,10 +2,10 @@
 
 #include <cctype>
 
-#include "mapper/json_patch.h"
-#include "mapper/json_pointer.h"
-#include "mapper/json_read.h"
-#include "mapper/value.h"
+#include "mapper/json/json_patch.h"
+#include "mapper/json/json_pointer.h"
+#include "mapper/json/json_read.h"
+#include "mapper/json/value.h"
 
 namespace wm::webhook {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mapper/catalog.h"
+#include "mapper/catalog/catalog.h"
 
 namespace wm::webhook {
 

@@ -275,9 +275,9 @@ struct Server::Impl {
         ioc(static_cast<int>(threads)),
         acceptor(net::make_strand(ioc)),
         metrics_acceptor(net::make_strand(ioc)),
-        signals(ioc, SIGINT, SIGTERM),
-        reload_timer(ioc),
-        drain_timer(ioc) {}
+        signals(control, SIGINT, SIGTERM),
+        reload_timer(control),
+        drain_timer(control) {}
 
   void accept() {
     acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
@@ -339,9 +339,12 @@ struct Server::Impl {
   void drain() {
     if (shared.draining.exchange(true)) return;
     shared.log.log(LogLevel::Info, "draining: finishing requests in flight");
-    beast::error_code ignored;
-    acceptor.close(ignored);
-    metrics_acceptor.close(ignored);
+    // Each acceptor is closed on its own strand: never beside the accept handler that re-arms it.
+    for (tcp::acceptor* a : {&acceptor, &metrics_acceptor})
+      net::dispatch(a->get_executor(), [a] {
+        beast::error_code ignored;
+        a->close(ignored);
+      });
     reload_timer.cancel();
     std::vector<std::shared_ptr<Session>> live;
     {
@@ -374,10 +377,13 @@ struct Server::Impl {
   Shared shared;
   unsigned threads;
   net::io_context ioc;
+  // The signal and the reload and drain timers run their handlers here, one at a time: a drain never cancels a
+  // timer while another thread re-arms it.
+  net::strand<net::io_context::executor_type> control{net::make_strand(ioc)};
   tcp::acceptor acceptor, metrics_acceptor;
   PlainHandler metrics_handler = [this](std::string_view path) { return probe_or_metrics(shared, path); };
   net::signal_set signals;
-  net::steady_timer reload_timer, drain_timer, drain_poll_timer{ioc};
+  net::steady_timer reload_timer, drain_timer, drain_poll_timer{control};
 };
 
 Server::Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/documents.h"
+#include "mapper/catalog/documents.h"
 
 namespace wm::bench {
 

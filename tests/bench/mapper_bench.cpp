@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "mapper/catalog.h"
-#include "mapper/documents.h"
-#include "mapper/pod_edits.h"
-#include "mapper/workload_view.h"
+#include "mapper/catalog/catalog.h"
+#include "mapper/catalog/documents.h"
+#include "mapper/view/pod_edits.h"
+#include "mapper/view/workload_view.h"
 
 using namespace wm;
 using Clock = std::chrono::steady_clock;

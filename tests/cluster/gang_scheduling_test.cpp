@@ -257,11 +257,11 @@ TEST_CASE("volcano: KubeRay's PodGroup for a RayCluster without autoscaling asks
 }
 
 // Minimums of a gang this project makes: a Kubeflow training job run by the training-operator
-// (tests/cluster/operators/training-operator), one lead replica (PyTorchJob's and XGBoostJob's Master, TFJob's PS)
-// and 3 workers of 4 GPUs each, with runPolicy.schedulingPolicy.minAvailable 2, on 8 GPUs. The profile's gang asks
-// for 2 (KAI's rule, which the training-operator's own Volcano integration shares: minMember = minAvailable), and
-// the scheduler starts 2 pods, not all-or-nothing of the 4. Volcano also holds each task's share (minTaskMember: the
-// lead and one worker): it never starts two workers without their lead. Coscheduling counts pods only, and so, in
+// (tests/cluster/operators/training-operator), one lead replica (PyTorchJob's, XGBoostJob's and PaddleJob's Master,
+// TFJob's PS) and 3 workers of 4 GPUs each, with runPolicy.schedulingPolicy.minAvailable 2, on 8 GPUs. The profile's
+// gang asks for 2 (KAI's rule, which the training-operator's own Volcano integration shares: minMember = minAvailable),
+// and the scheduler starts 2 pods, not all-or-nothing of the 4. Volcano also holds each task's share (minTaskMember:
+// the lead and one worker): it never starts two workers without their lead. Coscheduling counts pods only, and so, in
 // effect, does YuniKorn: its task groups (Master 1, Worker 1) hold placeholders, but a worker beyond its group's
 // share was seen to take the lead's place (2 workers bound, the master pending; once in 4 runs), so only the count
 // is checked there (docs/gangs.md).
@@ -272,7 +272,8 @@ struct TrainingJob {
 };
 const TrainingJob kTrainingJobs[] = {{"PyTorchJob", "pytorchReplicaSpecs", "pytorch", "Master"},
                                      {"TFJob", "tfReplicaSpecs", "tensorflow", "PS"},
-                                     {"XGBoostJob", "xgbReplicaSpecs", "xgboost", "Master"}};
+                                     {"XGBoostJob", "xgbReplicaSpecs", "xgboost", "Master"},
+                                     {"PaddleJob", "paddleReplicaSpecs", "paddle", "Master"}};
 
 void training_minimum_starts(const std::string& profile, const TrainingJob& job) {
   INFO(job.kind);
@@ -304,6 +305,18 @@ void training_minimum_starts(const std::string& profile, const TrainingJob& job)
   REQUIRE(minimum_bound);
   CHECK(stays([&] { return count_pods(ns, pods).bound == 2; }, 5s));
   if (profile == "volcano") CHECK(count_pods(ns, lead).bound == 1);
+  // The webhook's edit reached every pod: the stored job's templates name the profile's scheduler, and so do the
+  // pods the operator made from them.
+  const Cluster& cluster = Cluster::get();
+  const std::string stored =
+      cluster
+          .kubectl({"get", lower(job.kind), "train", "-n", ns, "-o",
+                    "jsonpath={.spec." + job.replica_specs + ".Worker.template.spec.schedulerName}"})
+          .out;
+  CHECK(!stored.empty());
+  CHECK(stored != "default-scheduler");
+  CHECK(cluster.kubectl({"get", "pods", "-n", ns, "-l", pods, "-o", "jsonpath={.items[*].spec.schedulerName}"}).out ==
+        stored + " " + stored + " " + stored + " " + stored);
 }
 
 }  // namespace

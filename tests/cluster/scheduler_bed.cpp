@@ -6,8 +6,8 @@
 #include <sstream>
 #include <thread>
 
-#include "mapper/gangs.h"
-#include "mapper/workload_view.h"
+#include "mapper/view/gangs.h"
+#include "mapper/view/workload_view.h"
 #include "tests/support/test_support.h"
 #include "webhook/policy.h"
 

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <map>
 
-#include "mapper/gangs.h"
-#include "mapper/quantity.h"
-#include "mapper/workload_view.h"
+#include "mapper/view/gangs.h"
+#include "mapper/view/quantity.h"
+#include "mapper/view/workload_view.h"
 #include "tests/support/test_support.h"
 
 using namespace wm;

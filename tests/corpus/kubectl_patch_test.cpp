@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "mapper/json_pointer.h"
-#include "mapper/json_writer.h"
-#include "mapper/pod_edits.h"
+#include "mapper/json/json_pointer.h"
+#include "mapper/json/json_writer.h"
+#include "mapper/view/pod_edits.h"
 #include "tests/support/test_support.h"
 
 using namespace wm;

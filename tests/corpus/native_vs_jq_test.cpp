@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "mapper/definition.h"
+#include "mapper/catalog/definition.h"
 #include "tests/support/engine_compare.h"
 #include "tests/support/test_support.h"
 

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <set>
 
-#include "mapper/definition_loader.h"
-#include "mapper/documents.h"
-#include "mapper/json_writer.h"
-#include "mapper/status.h"
+#include "mapper/catalog/definition_loader.h"
+#include "mapper/catalog/documents.h"
+#include "mapper/json/json_writer.h"
+#include "mapper/view/status.h"
 #include "tests/support/test_support.h"
 
 using namespace wm;

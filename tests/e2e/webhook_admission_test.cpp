@@ -9,10 +9,10 @@
 #include <sstream>
 #include <thread>
 
-#include "mapper/gangs.h"
-#include "mapper/json_pointer.h"
-#include "mapper/json_writer.h"
-#include "mapper/workload_view.h"
+#include "mapper/json/json_pointer.h"
+#include "mapper/json/json_writer.h"
+#include "mapper/view/gangs.h"
+#include "mapper/view/workload_view.h"
 #include "tests/e2e/webhook_test_support.h"
 
 using namespace wm;

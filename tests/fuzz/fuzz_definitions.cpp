@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "mapper/definition_loader.h"
-#include "mapper/documents.h"
+#include "mapper/catalog/definition_loader.h"
+#include "mapper/catalog/documents.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

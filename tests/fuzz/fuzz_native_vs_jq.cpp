@@ -13,7 +13,7 @@
 #include <map>
 #include <string>
 
-#include "mapper/path_expression.h"
+#include "mapper/expr/path_expression.h"
 #include "tests/support/engine_compare.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "mapper/catalog.h"
-#include "mapper/definition.h"
+#include "mapper/catalog/catalog.h"
+#include "mapper/catalog/definition.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {

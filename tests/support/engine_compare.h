@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "mapper/path_expression.h"
-#include "mapper/value.h"
+#include "mapper/expr/path_expression.h"
+#include "mapper/json/value.h"
 
 namespace wm::test {
 

@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "mapper/json_writer.h"
+#include "mapper/json/json_writer.h"
 #include "tests/support/test_support.h"
 
 extern char** environ;

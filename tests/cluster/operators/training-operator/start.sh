@@ -3,8 +3,9 @@
 # ValidatingWebhookConfiguration validator.training-operator.kubeflow.org of manifests/base/webhook, whose CA its
 # certificate rotator injects), with only clientConfig pointing at its loopback webhook server, as run_operator
 # does for the others. Without --gang-scheduler-name, the default: the webhook's profile writes the gang.
-# PyTorchJob, TFJob and XGBoostJob: ../shared/crds holds PyTorchJob's CRD, the other two come from this release's
-# manifests/base/crds; its other kinds are off (the MPIJob of ../shared/crds is mpi-operator's v2beta1).
+# PyTorchJob, TFJob, XGBoostJob and PaddleJob: ../shared/crds holds PyTorchJob's CRD, the others come from this
+# release's manifests/base/crds; its other kinds are off (the MPIJob of ../shared/crds is mpi-operator's v2beta1, which
+# leaves no room for the training-operator's v1 under the same CRD name).
 #
 # Its rotator (open-policy-agent/cert-controller v0.10.1, rotator.go refreshCertIfNeeded) keeps the Secret's
 # certificates while they verify: a CA for DNS name training-operator-ca and a server certificate for
@@ -27,7 +28,8 @@ openssl rsa -in "$pki/ca.key" -traditional -out "$pki/ca.key" 2>/dev/null
 openssl x509 -req -in "$pki/tls.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial -days 365 \
   -extfile "$pki/tls.ext" -out "$pki/tls.crt" 2>/dev/null
 apply_crds "$source_dir/manifests/base/crds/kubeflow.org_tfjobs.yaml" \
-  "$source_dir/manifests/base/crds/kubeflow.org_xgboostjobs.yaml"
+  "$source_dir/manifests/base/crds/kubeflow.org_xgboostjobs.yaml" \
+  "$source_dir/manifests/base/crds/kubeflow.org_paddlejobs.yaml"
 "${kubectl[@]}" create namespace kubeflow --dry-run=client -o yaml | "${kubectl[@]}" apply -f - > /dev/null
 "${kubectl[@]}" create secret generic training-operator-webhook-cert -n kubeflow --from-file="$pki/ca.crt" \
   --from-file="$pki/ca.key" --from-file="$pki/tls.crt" --from-file="$pki/tls.key" > /dev/null
@@ -42,6 +44,7 @@ with_mount "$dir/training-operator.sh" "$pki" /tmp/k8s-webhook-server/serving-ce
   "$bin/training-operator-controller"
 MY_POD_NAMESPACE=kubeflow start "$dir" training-operator-controller "$dir/training-operator.sh" \
   --kubeconfig "$dir/kubeconfig" --enable-scheme=pytorchjob --enable-scheme=tfjob --enable-scheme=xgboostjob \
+  --enable-scheme=paddlejob \
   --webhook-server-port="$webhook_port" \
   --metrics-bind-address=0 --health-probe-bind-address="127.0.0.1:$health"
 

@@ -1,0 +1,152 @@
+// A workload type's definition, in the format of NVIDIA Workload Map's Karta CRD
+// (apiVersion run.ai/v1alpha1, kind Karta). Every path is a jq expression evaluated over the whole
+// object; streams from a component's paths line up by position (the i-th pod template goes with the
+// i-th replica count and the i-th instance id).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mapper/expr/path_expression.h"
+
+namespace wm {
+
+using Path = std::shared_ptr<const PathExpression>;  // null when the field is not set
+
+struct GroupVersionKind {
+  std::string group, version, kind;
+  std::string api_version() const { return group.empty() ? version : group + "/" + version; }
+  std::string str() const { return kind + "." + (group.empty() ? "core" : group) + "/" + version; }
+};
+
+struct FragmentedPodSpec {
+  Path scheduler_name, labels, annotations, resources, resource_claims, pod_affinity, node_affinity, containers,
+      container, priority_class_name, image, affinity;
+};
+
+struct SpecDefinition {
+  Path pod_template_spec;                       // a PodTemplateSpec (metadata + spec)
+  Path pod_spec;                                // a PodSpec ...
+  Path metadata;                                // ... and, optionally, the object holding its labels/annotations
+  std::optional<FragmentedPodSpec> fragmented;  // pod fields scattered over a custom spec
+};
+
+// What Karta's schema has no field for, as YAML text in annotations of a Karta (which is validated against it):
+// a definition's named minimums (ScaleDefinition::named_min_replicas), and KAI's hierarchical sub-groups
+// (Definition::min_sub_groups, ScaleDefinition::sub_group_min_replicas).
+inline constexpr std::string_view kMinimumsAnnotation = "workload-map.io/minimums";
+inline constexpr std::string_view kSubGroupsAnnotation = "workload-map.io/sub-groups";
+// Gangs an operator makes beside the definition's (Grove's scaled PodGangs): a jq expression yielding
+// {name, minMember, pods, copies} per such gang (Definition::extra_gangs).
+inline constexpr std::string_view kExtraGangsAnnotation = "workload-map.io/extra-gangs";
+
+struct ScaleDefinition {
+  Path replicas, min_replicas, max_replicas;
+  // Minimums some scheduler or operator computes its own way, by the name a profile asks for them with (`minimums`
+  // in a policy); from the definition's workload-map.io/minimums annotation. min_replicas serves every other name.
+  std::vector<std::pair<std::string, Path>> named_min_replicas;
+  // A sub-group's own minimum once it starts (KAI's leaf and parent minimums), where it differs from what must start
+  // first (min_replicas: 0 for a JobSet job that InOrder starts later).
+  Path sub_group_min_replicas;
+
+  const Path& min_replicas_for(std::string_view name) const {
+    for (const auto& [n, path] : named_min_replicas)
+      if (n == name) return path;
+    return min_replicas;
+  }
+};
+
+struct ConditionMatch {
+  std::string type, status, reason;  // reason optional (empty)
+};
+
+struct StatusMatcher {
+  std::optional<std::string> by_phase;
+  std::vector<ConditionMatch> by_conditions;  // all must hold
+  Path by_expression;
+  std::string expected_result;
+};
+
+struct StatusDefinition {
+  Path phase;
+  Path conditions;
+  std::string type_field = "type", status_field = "status", reason_field = "reason";
+  // state name (initializing, running, ...) -> matchers, any of which selects the state
+  std::vector<std::pair<std::string, std::vector<StatusMatcher>>> mappings;
+};
+
+struct ComponentDefinition {
+  std::string name;
+  std::optional<GroupVersionKind> kind;  // none: a logical grouping
+  std::string owner;                     // parent component; empty for the root
+  std::optional<SpecDefinition> spec;
+  std::optional<ScaleDefinition> scale;
+  Path instance_id;
+  // podSelector.replicaSelector.keyPath: what tells this component's replicas apart, read from a pod at admission to
+  // name its replica's gang.
+  Path replica_key;
+  std::optional<StatusDefinition> status;
+  int line = 0;
+
+  bool bears_pods() const { return spec.has_value(); }
+};
+
+struct PodGroupMember {
+  std::string component;
+  std::vector<std::string> group_by_key_paths;
+  std::vector<std::string> filters;  // jq over one pod, all true for the pod to be a member
+  std::vector<Path> filter_paths;    // the same, compiled
+};
+
+struct PodGroupDefinition {
+  std::string name;
+  std::vector<PodGroupMember> members;
+};
+
+// Where the pods of a gang or sub-group must land (KAI's topology-aware scheduling).
+struct TopologyConstraint {
+  std::string topology_name, required_level, preferred_level;
+};
+
+// gangScheduling.podGroup, upstream's newer format: one gang for the workload, with a sub-group per listed
+// component (each its own minimum), instead of the older podGroups list.
+struct GangPodGroupDefinition {
+  std::string name;
+  struct SubGroup {
+    std::string component;
+    std::optional<TopologyConstraint> topology;
+  };
+  std::vector<SubGroup> sub_groups;
+  std::optional<TopologyConstraint> topology;
+};
+
+struct Definition {
+  std::string name;      // metadata.name
+  std::string file;      // where it was read from, for messages
+  GroupVersionKind gvk;  // the root component's kind
+  // The versions of that kind whose objects this definition reads: gvk.version, and those the annotation
+  // workload-map.io/same-schema-versions names (ours: a Karta names one version; KubeRay's v1alpha1 is v1's schema).
+  std::vector<std::string> versions;
+  std::vector<ComponentDefinition> components;      // root first, then children in file order
+  std::vector<GroupVersionKind> child_kinds;        // additionalChildKinds: made by the workload, not components
+  std::vector<PodGroupDefinition> pod_groups;       // gangScheduling.podGroups (older format)
+  std::optional<GangPodGroupDefinition> pod_group;  // gangScheduling.podGroup (newer; wins when both are set)
+  Path min_sub_groups;  // how many of the podGroup's sub-groups must start (KAI's root minSubGroup); null: all
+  Path extra_gangs;     // kExtraGangsAnnotation; shown by inspect, never written by admission
+
+  const ComponentDefinition& root() const { return components.front(); }
+  const ComponentDefinition* component(const std::string& name) const;
+};
+
+// Calls `each(field, path)` for every jq expression of the definition that is evaluated over objects
+// (pod selectors and gang key paths match pods, not the object, and are left out).
+void for_each_object_path(const Definition& definition,
+                          const std::function<void(const std::string& field, const Path& path)>& each);
+
+}  // namespace wm

@@ -1,0 +1,21 @@
+// Reads Kubernetes manifests: a JSON object, or YAML with one or more documents, each turned into
+// JSON text with Kubernetes' scalar typing (sigs.k8s.io/yaml: YAML 1.1 booleans, quoted means string).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mapper/catalog/diagnostic.h"
+
+namespace wm {
+
+struct SourceDocument {
+  std::string json;
+  std::string file;
+  int line = 0;  // where the document starts
+};
+
+std::vector<SourceDocument> read_documents(const std::string& text, const std::string& file, Diagnostics& errors);
+std::vector<SourceDocument> read_document_file(const std::string& path, Diagnostics& errors);
+
+}  // namespace wm

@@ -1,0 +1,115 @@
+#include "mapper/json/value.h"
+
+#include <array>
+
+#include "mapper/json/jq_input.h"
+#include "mapper/json/json_pointer.h"
+#include "mapper/json/json_writer.h"
+
+namespace wm {
+
+namespace {
+simdjson::dom::parser& scratch_parser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+}  // namespace
+
+bool Value::is_null() const { return !computed && element.is_null(); }
+
+bool Value::truthy() const {
+  if (computed) return true;
+  if (element.is_null()) return false;
+  bool b;
+  if (element.get_bool().get(b) == simdjson::SUCCESS) return b;
+  return true;
+}
+
+std::optional<double> Value::as_number() const {
+  if (computed) return computed_string ? std::nullopt : std::optional<double>(number);
+  double d;
+  if (element.is_number() && element.get_double().get(d) == simdjson::SUCCESS) return d;
+  return std::nullopt;
+}
+
+std::optional<std::string> Value::as_scalar_string() const {
+  if (computed) return computed_string ? text : json_number(number);
+  std::string_view s;
+  if (element.get_string().get(s) == simdjson::SUCCESS) return std::string(s);
+  if (element.is_number()) return json_number(*as_number());
+  bool b;
+  if (element.get_bool().get(b) == simdjson::SUCCESS) return b ? "true" : "false";
+  return std::nullopt;
+}
+
+std::string Value::json() const {
+  if (computed) return computed_string ? json_string(text) : json_number(number);
+  if (element.is_number()) return json_number(*as_number());  // one spelling for 2, 2.0 and 2e0
+  return element_json(element);
+}
+
+namespace {
+void append_location(std::string& out, const Value& v) {
+  if (!v.parent) {
+    out += v.pointer;
+    return;
+  }
+  append_location(out, *v.parent);
+  if (v.step_is_index) {
+    out.push_back('/');
+    out += std::to_string(v.step_index);
+  } else {
+    append_pointer_token(out, v.step_key);
+  }
+}
+}  // namespace
+
+void Value::resolve_pointer() {
+  if (!parent) return;
+  std::string out;
+  out.reserve(64);
+  if (has_pointer) append_location(out, *this);
+  pointer = std::move(out);
+  parent = nullptr;
+}
+
+ObjectDocument::ObjectDocument(simdjson::dom::element root) : root_(root) {}
+ObjectDocument::~ObjectDocument() = default;
+
+simdjson::dom::element ObjectDocument::adopt(const std::string& json) {
+  auto& doc = *adopted_.emplace_back(std::make_unique<simdjson::dom::document>());
+  simdjson::dom::element element;
+  if (scratch_parser().parse_into_document(doc, json.data(), json.size()).get(element) != simdjson::SUCCESS)
+    return null_element();
+  return element;
+}
+
+ObjectDocument::JqInput& ObjectDocument::jq_input() {
+  if (!jq_input_) jq_input_ = std::make_unique<JqInput>(element_json(root_));
+  return *jq_input_;
+}
+
+simdjson::dom::element ObjectDocument::boolean_element(bool value) {
+  static const auto holders = [] {
+    std::array<std::unique_ptr<simdjson::dom::document>, 2> docs;
+    simdjson::dom::parser parser;
+    for (int i = 0; i < 2; ++i) {
+      docs[i] = std::make_unique<simdjson::dom::document>();
+      (void)parser.parse_into_document(*docs[i], i ? "true" : "false", i ? 4 : 5);
+    }
+    return docs;
+  }();
+  return holders[value ? 1 : 0]->root();
+}
+
+simdjson::dom::element ObjectDocument::null_element() {
+  static const auto holder = [] {
+    auto doc = std::make_unique<simdjson::dom::document>();
+    simdjson::dom::parser parser;
+    (void)parser.parse_into_document(*doc, "null", 4);
+    return doc;
+  }();
+  return holder->root();
+}
+
+}  // namespace wm

@@ -1,0 +1,270 @@
+#include "mapper/view/workload_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mapper/json/json_pointer.h"
+#include "mapper/json/json_read.h"
+#include "mapper/view/gangs.h"
+#include "mapper/view/resources.h"
+#include "mapper/view/status.h"
+
+namespace wm {
+
+const char* shape_name(PodShape shape) {
+  switch (shape) {
+    case PodShape::PodTemplate:
+      return "podTemplateSpec";
+    case PodShape::PodSpec:
+      return "podSpec";
+    case PodShape::Fragmented:
+      return "fragmented";
+    case PodShape::Logical:
+      return "logical";
+  }
+  return "";
+}
+
+size_t WorkloadView::pod_template_count() const {
+  size_t n = 0;
+  for (const auto& c : components)
+    for (const auto& i : c.instances) n += i.shape != PodShape::Logical;
+  return n;
+}
+
+namespace {
+
+constexpr size_t kMaxInstances = 10000;
+
+struct Stream {
+  EvalResult result;
+  bool defined = false;
+  const Value* at(size_t i) const { return i < result.values.size() ? &result.values[i] : nullptr; }
+  size_t size() const { return result.values.size(); }
+};
+
+class ViewBuilder {
+ public:
+  ViewBuilder(ObjectDocument& doc, WorkloadView& view, const ViewOptions& options)
+      : doc_(doc), view_(view), minimums_(options.minimums), inspect_detail_(options.inspect_detail) {}
+
+  Stream eval(const Path& path, const ComponentDefinition& c, const char* field, bool pointers) {
+    Stream s;
+    if (!path) return s;
+    s.defined = true;
+    s.result = path->evaluate(doc_, pointers);
+    if (!s.result.ok())
+      view_.warnings.push_back("component " + c.name + ": " + field + " (" + path->source() + "): " + s.result.error);
+    return s;
+  }
+
+  static bool present(const Value* v) { return v && !v->is_null(); }
+  static bool is_object(const Value* v) { return v && !v->computed && v->element.is_object(); }
+
+  std::optional<long long> count(const Value* v, const ComponentDefinition& c, const char* field) {
+    if (!present(v)) return std::nullopt;
+    auto n = v->as_number();
+    // Kubernetes' replica counts are int32: a larger number is no count (and 1e308 would not fit a long long).
+    if (!n || *n < 0 || !std::isfinite(*n) || *n > 2147483647.0) {
+      view_.warnings.push_back("component " + c.name + ": " + field + " is not a count: " + v->json());
+      return std::nullopt;
+    }
+    return static_cast<long long>(*n);
+  }
+
+  std::optional<std::string> child(const Value* v, std::string_view a, std::string_view b = {}) {
+    if (!v || !v->has_pointer) return std::nullopt;
+    std::string p = pointer_child(v->pointer, a);
+    if (!b.empty()) append_pointer_token(p, b);
+    return p;
+  }
+  static std::optional<std::string> located(const Value* v) {
+    if (!v || !v->has_pointer) return std::nullopt;
+    return v->pointer;
+  }
+
+  // e[a][b] (e[a] when b is empty), when it is a string.
+  std::optional<std::string> member_string(simdjson::dom::element e, std::string_view a, std::string_view b) {
+    simdjson::dom::element out;
+    std::string_view s;
+    if (e.is_object() && e.get_object().value_unsafe().at_key(a).get(out) == simdjson::SUCCESS &&
+        (b.empty() || (out.is_object() && out.get_object().value_unsafe().at_key(b).get(out) == simdjson::SUCCESS)) &&
+        out.get_string().get(s) == simdjson::SUCCESS)
+      return std::string(s);
+    return std::nullopt;
+  }
+
+  ComponentView component(const ComponentDefinition& c) {
+    ComponentView out{c.name, c.kind, c.owner, c.bears_pods(), {}};
+    static const ScaleDefinition kNoScale;
+    const ScaleDefinition& scale = c.scale ? *c.scale : kNoScale;
+    Stream replicas = eval(scale.replicas, c, "replicasPath", false);
+    Stream min_replicas = eval(scale.min_replicas_for(minimums_), c, "minReplicasPath", false);
+    Stream max_replicas = eval(scale.max_replicas, c, "maxReplicasPath", false);
+    static const Path kNotAskedFor;
+    Stream sub_group_min =
+        eval(inspect_detail_ ? scale.sub_group_min_replicas : kNotAskedFor, c, "sub-group minimum", false);
+    Stream ids = eval(c.instance_id, c, "instanceIdPath", false);
+
+    Stream primary, metadata;
+    struct Fragment {
+      Stream scheduler, labels, annotations, priority, resources, containers, container;
+    } f;
+    PodShape shape = PodShape::Logical;
+    size_t n = 0;
+    if (c.spec && c.spec->pod_template_spec) {
+      shape = PodShape::PodTemplate;
+      primary = eval(c.spec->pod_template_spec, c, "podTemplateSpecPath", true);
+      n = primary.size();
+    } else if (c.spec && c.spec->pod_spec) {
+      shape = PodShape::PodSpec;
+      primary = eval(c.spec->pod_spec, c, "podSpecPath", true);
+      metadata = eval(c.spec->metadata, c, "metadataPath", true);
+      n = primary.size();
+    } else if (c.spec && c.spec->fragmented) {
+      shape = PodShape::Fragmented;
+      const FragmentedPodSpec& p = *c.spec->fragmented;
+      f.scheduler = eval(p.scheduler_name, c, "schedulerNamePath", true);
+      f.labels = eval(p.labels, c, "labelsPath", true);
+      f.annotations = eval(p.annotations, c, "annotationsPath", true);
+      f.priority = eval(p.priority_class_name, c, "priorityClassNamePath", true);
+      f.resources = eval(p.resources, c, "resourcesPath", true);
+      f.containers = eval(p.containers, c, "containersPath", true);
+      f.container = eval(p.container, c, "containerPath", true);
+      for (const Stream* s :
+           {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers, &f.container, &replicas})
+        n = std::max(n, s->size());
+    } else {
+      n = std::max({replicas.size(), ids.size(), replicas.defined || ids.defined ? size_t{0} : size_t{1}});
+    }
+
+    // Bounded work per admission: a 3 MiB object can hold a list of a hundred thousand templates.
+    if (n > kMaxInstances) {
+      view_.warnings.push_back("component " + c.name + " has " + std::to_string(n) + " instances; at most " +
+                               std::to_string(kMaxInstances) + " are mapped");
+      n = kMaxInstances;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      InstanceView inst;
+      inst.component = c.name;
+      inst.index = i;
+      inst.shape = shape;
+      std::vector<std::string> warnings;
+      if (shape == PodShape::PodTemplate || shape == PodShape::PodSpec) {
+        const Value* v = primary.at(i);
+        if (!is_object(v)) continue;  // an optional template that is absent (e.g. RayJob's submitter)
+        if (!v->has_pointer)
+          view_.warnings.push_back("component " + c.name + ": the pod template is computed, so it cannot be edited");
+        inst.location = v->pointer;
+        simdjson::dom::element pod_spec = v->element;
+        if (shape == PodShape::PodTemplate) {
+          simdjson::dom::element spec;
+          if (v->element.get_object().value_unsafe().at_key("spec").get(spec) != simdjson::SUCCESS)
+            spec = ObjectDocument::null_element();
+          pod_spec = spec;
+          inst.fields = {child(v, "spec", "schedulerName"), child(v, "spec", "priorityClassName"),
+                         child(v, "metadata", "labels"), child(v, "metadata", "annotations")};
+          inst.scheduler_name = member_string(v->element, "spec", "schedulerName");
+        } else {
+          const Value* m = metadata.at(i);
+          inst.fields = {child(v, "schedulerName"), child(v, "priorityClassName"),
+                         c.spec->metadata ? child(m, "labels") : std::nullopt,
+                         c.spec->metadata ? child(m, "annotations") : std::nullopt};
+          inst.scheduler_name = member_string(v->element, "schedulerName", {});
+        }
+        inst.pod_requests = pod_requests(pod_spec, warnings);
+      } else if (shape == PodShape::Fragmented) {
+        // With a replicasPath, the replica count says whether the component is deployed at all
+        // (fields may fall back to workload-wide defaults); without one, any mapped field does.
+        bool deployed = present(replicas.at(i));
+        if (!replicas.defined)
+          for (const Stream* s :
+               {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers, &f.container})
+            deployed = deployed || present(s->at(i));
+        if (!deployed) continue;  // e.g. Milvus cluster components in standalone mode
+        inst.fields = {located(f.scheduler.at(i)), located(f.priority.at(i)), located(f.labels.at(i)),
+                       located(f.annotations.at(i))};
+        if (const Value* s = f.scheduler.at(i); present(s)) inst.scheduler_name = s->as_scalar_string();
+        if (is_object(f.resources.at(i)))
+          add_into(inst.pod_requests, requirements_requests(f.resources.at(i)->element, warnings));
+        else if (is_object(f.container.at(i)))
+          add_into(inst.pod_requests, container_requests(f.container.at(i)->element, warnings));
+        if (present(f.containers.at(i)) && !f.containers.at(i)->computed)
+          add_into(inst.pod_requests, containers_requests(f.containers.at(i)->element, warnings));
+        // Location: the first mapped field that exists, else the first that could be created.
+        const Stream* order[] = {&f.resources, &f.container, &f.containers, &f.labels, &f.annotations, &f.scheduler};
+        for (bool must_exist : {true, false})
+          for (const Stream* s : order)
+            if (const Value* v = s->at(i); inst.location.empty() && v && v->has_pointer && (!must_exist || present(v)))
+              inst.location = v->pointer;
+      }
+      for (auto& w : warnings) view_.warnings.push_back("component " + c.name + ": " + w);
+
+      inst.replicas = count(replicas.at(i), c, "replicasPath").value_or(1);
+      inst.min_replicas = count(min_replicas.at(i), c, "minReplicasPath");
+      inst.max_replicas = count(max_replicas.at(i), c, "maxReplicasPath");
+      inst.sub_group_min = count(sub_group_min.at(i), c, "sub-group minimum");
+      if (const Value* id = ids.at(i); present(id))
+        inst.id = id->as_scalar_string().value_or(id->json());
+      else
+        inst.id = n > 1 ? c.name + "-" + std::to_string(i) : c.name;
+      inst.pods = shape == PodShape::Logical ? 0 : inst.replicas;
+      inst.total_requests = scaled(inst.pod_requests, inst.pods);
+      out.instances.push_back(std::move(inst));
+    }
+    return out;
+  }
+
+ private:
+  ObjectDocument& doc_;
+  WorkloadView& view_;
+  std::string_view minimums_;
+  bool inspect_detail_;
+};
+
+std::string metadata_string(simdjson::dom::element root, std::string_view key) {
+  std::string_view s;
+  if (root.at_pointer("/metadata").at_key(key).get_string().get(s) == simdjson::SUCCESS) return std::string(s);
+  return {};
+}
+
+}  // namespace
+
+WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options) {
+  WorkloadView view;
+  view.definition = &definition;
+  simdjson::dom::element root = doc.root();
+  std::string_view s;
+  view.gvk = definition.gvk;
+  if (root.at_key("apiVersion").get_string().get(s) == simdjson::SUCCESS) {
+    const auto [group, version] = split_api_version(s);
+    view.gvk.group = std::string(group);
+    view.gvk.version = std::string(version);
+  }
+  if (root.at_key("kind").get_string().get(s) == simdjson::SUCCESS) view.gvk.kind = std::string(s);
+  view.name = metadata_string(root, "name");
+  view.namespace_name = metadata_string(root, "namespace");
+  view.generate_name = metadata_string(root, "generateName");
+
+  ViewBuilder builder(doc, view, options);
+  for (const auto& c : definition.components) view.components.push_back(builder.component(c));
+  for (const auto& c : view.components)
+    for (const auto& i : c.instances) {
+      view.total_pods += i.pods;
+      add_into(view.total_requests, i.total_requests);
+    }
+  // Pods that no template in the object describes (a KServe LLMInferenceService whose pod spec comes from a config)
+  // can be neither counted nor edited: an empty view would be a silent wrong answer.
+  const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),
+                                      [](const ComponentDefinition& c) { return c.bears_pods(); });
+  if (bears_pods && view.pod_template_count() == 0 && view.warnings.empty())
+    view.warnings.push_back(
+        "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
+        "object) that workload-map does not read");
+  view.gangs = compute_gangs(definition, view.components, options, doc, view.warnings);
+  if (options.status && definition.root().status)
+    view.phases = evaluate_status(*definition.root().status, doc, view.warnings);
+  return view;
+}
+
+}  // namespace wm

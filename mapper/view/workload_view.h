@@ -1,0 +1,108 @@
+// The uniform view of one live object: its components and their instances, every pod template with
+// its exact location, replicas, pods, resource requests, gang groups and status phase.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mapper/catalog/definition.h"
+#include "mapper/json/value.h"
+#include "mapper/view/quantity.h"
+
+namespace wm {
+
+// Where an instance's pod fields live, as RFC 6901 pointers into the object. A field the definition
+// cannot locate is empty; a pointer may name a field that does not exist yet (it will be created).
+struct PodFieldLocations {
+  std::optional<std::string> scheduler_name, priority_class_name, labels, annotations;
+};
+
+enum class PodShape { PodTemplate, PodSpec, Fragmented, Logical };
+const char* shape_name(PodShape shape);
+
+struct InstanceView {
+  std::string component;
+  std::string id;    // from instanceIdPath, else the component name (suffixed with the index if several)
+  size_t index = 0;  // position in the component's streams
+  PodShape shape = PodShape::Logical;
+  std::string location;  // pointer to the pod template / pod spec; for fragmented specs, the resources
+  long long replicas = 1;
+  std::optional<long long> min_replicas, max_replicas;
+  std::optional<long long> sub_group_min;     // its sub-group's own minimum, where the definition gives one
+  long long pods = 0;                         // pods this instance yields (0 for a logical grouping)
+  ResourceList pod_requests;                  // one pod's effective request
+  ResourceList total_requests;                // pod_requests x pods
+  std::optional<std::string> scheduler_name;  // as the object sets it now
+  PodFieldLocations fields;
+};
+
+struct ComponentView {
+  std::string name;
+  std::optional<GroupVersionKind> kind;
+  std::string owner;
+  bool bears_pods = false;
+  std::vector<InstanceView> instances;
+};
+
+// How a scheduler counts a gang's minimum (a scheduler profile names one; see mapper/view/gangs.h).
+enum class GangRule {
+  Minimum,  // each instance's minReplicasPath where the definition has one, else all its pods
+  AllPods,  // every pod the workload starts
+};
+const char* gang_rule_name(GangRule rule);
+std::optional<GangRule> gang_rule_from_name(std::string_view name);
+
+struct GangSubGroupView {
+  std::string name;       // the instance id, or the component name
+  std::string component;  // the sub-group's component
+  long long min_member = 0;
+  std::optional<TopologyConstraint> topology;
+};
+
+struct GangGroupView {
+  std::string name;
+  std::vector<std::string> members;  // component names, descendants included
+  long long min_member = 0;          // pods that must start together, as the scheduler counts them
+  long long pods = 0;                // pods one copy of the gang starts (less than min_member: it never starts)
+  std::vector<GangSubGroupView> sub_groups;
+  std::optional<long long> min_sub_groups;  // sub-groups that must start (KAI's minSubGroup); none: all of them
+  std::optional<TopologyConstraint> topology;
+  long long copies = 1;           // identical gangs, one per replica of the grouping component (LeaderWorkerSet groups)
+  bool made_by_operator = false;  // one of the operator's own gangs (Definition::extra_gangs): no pod names it here
+  // Set when the gang is repeated per replica (whatever `copies` is now: a scale changes it): the keyPath that tells
+  // a pod's replica apart (podSelector.replicaSelector.keyPath of the grouping component).
+  std::string replica_key_path;
+  // Pod templates (component, instance id) of member components that the members' filters leave out.
+  std::vector<std::pair<std::string, std::string>> excluded;
+
+  bool counts(const std::string& component, const std::string& instance) const;
+};
+
+struct WorkloadView {
+  const Definition* definition = nullptr;
+  GroupVersionKind gvk;  // as the object states it
+  std::string name, namespace_name, generate_name;
+  std::vector<ComponentView> components;
+  long long total_pods = 0;
+  ResourceList total_requests;
+  std::vector<GangGroupView> gangs;
+  std::vector<std::string> phases;  // empty unless asked for; "Undefined" when no mapping matches
+  std::vector<std::string> warnings;
+
+  size_t pod_template_count() const;
+};
+
+struct ViewOptions {
+  bool status = false;  // evaluate the status mappings (not needed at admission)
+  GangRule gang_rule = GangRule::Minimum;
+  std::string minimums;  // the definitions' named minimums to use where they have them (a profile's `minimums`)
+  // Evaluate what only inspect and review show, never admission: the definitions' sub-group minimums and
+  // minSubGroups (KAI's hierarchy) and the gangs an operator adds on its own (Grove's scaled PodGangs).
+  bool inspect_detail = false;
+};
+
+WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});
+
+}  // namespace wm

@@ -1,0 +1,69 @@
+// Inputs the fuzzers found (or that we feared), replayed on every run: tests/fuzz/regressions/.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "mapper/catalog/definition_loader.h"
+#include "mapper/catalog/documents.h"
+#include "tests/support/engine_compare.h"
+#include "tests/support/test_support.h"
+#include "webhook/admission.h"
+
+using namespace wm;
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> inputs(const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_path("tests/fuzz/regressions/" + dir))) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    out.emplace_back(entry.path().filename().string(), text.str());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("fuzzer regressions: definitions and manifests are refused, not crashed on") {
+  for (const auto& [name, text] : inputs("definitions")) {
+    INFO(name);
+    DefinitionLoad load = load_definitions(text, name);
+    CHECK_FALSE(load.errors.empty());
+    Diagnostics errors;
+    read_documents(text, name, errors);
+  }
+}
+
+TEST_CASE("fuzzer regressions: AdmissionReviews get an answer") {
+  Diagnostics errors;
+  webhook::AdmissionState state{std::make_shared<Catalog>(Catalog::embedded(errors)),
+                                std::make_shared<webhook::Policy>(webhook::Policy::builtin())};
+  simdjson::dom::parser parser;
+  for (const auto& [name, body] : inputs("admission")) {
+    INFO(name);
+    auto result = webhook::review(webhook::Endpoint::Mutate, body, state, parser);
+    CHECK((result.http_status == 200 || result.http_status == 400));
+    CHECK_FALSE(result.body.empty());
+  }
+}
+
+TEST_CASE("fuzzer regressions: the native evaluator and libjq agree") {
+  for (const auto& [name, text] : inputs("native_vs_jq")) {
+    INFO(name);
+    auto input = test::split_case(text);
+    REQUIRE(input);
+    if (!NativeExpression::parse(input->expression)) continue;  // not native: nothing to compare
+    std::string error;
+    auto path = PathExpression::compile(input->expression, error);
+    INFO("the native subset takes " << input->expression << ", which jq refuses: " << error);
+    REQUIRE(path);
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parser.parse(input->document.data(), input->document.size()).get(root) != simdjson::SUCCESS) continue;
+    if (test::has_duplicate_keys(root)) continue;
+    CHECK(test::disagreement(*path, root) == "");
+  }
+}

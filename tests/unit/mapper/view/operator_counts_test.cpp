@@ -1,0 +1,186 @@
+// The pods a catalog definition counts, against the rule of the operator that starts them, for the cases the
+// upstream fixtures (tests/fixtures/upstream/) do not cover.
+#include <catch2/catch.hpp>
+
+#include "mapper/view/workload_view.h"
+#include "tests/support/test_support.h"
+
+namespace wm {
+
+namespace {
+
+// The catalog's view of the one object in `yaml`, which it must understand without a warning.
+WorkloadView view_of(const std::string& yaml) {
+  auto objects = test::parse_yaml(yaml);
+  REQUIRE(objects.size() == 1);
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  CHECK(view.warnings.empty());
+  return view;
+}
+
+// Pods per component of the one object in `yaml`, as "component=pods" joined by spaces.
+std::string pods_by_component(const std::string& yaml) {
+  const WorkloadView view = view_of(yaml);
+  std::string out;
+  for (const auto& c : view.components)
+    for (const auto& i : c.instances)
+      if (i.shape != PodShape::Logical) out += (out.empty() ? "" : " ") + c.name + "=" + std::to_string(i.pods);
+  return out;
+}
+
+// The workload's total requests, as "name=quantity" joined by spaces.
+std::string total_requests(const std::string& yaml) {
+  const WorkloadView view = view_of(yaml);
+  std::string out;
+  for (const auto& [name, quantity] : view.total_requests)
+    out += (out.empty() ? "" : " ") + name + "=" + quantity.str();
+  return out;
+}
+
+std::string llm_inference_service(const std::string& version, const std::string& annotations, const std::string& spec) {
+  return "apiVersion: serving.kserve.io/" + version + "\nkind: LLMInferenceService\nmetadata: {name: m" + annotations +
+         "}\nspec:\n" + spec;
+}
+
+}  // namespace
+
+// kserve pkg/controller/llmisvc: expectedSingleNodeMainDeployment, expectedMainMultiNodeLWS,
+// expectedPrefillMultiNodeLWS; pkg/apis/serving/v1alpha2 ParallelismSpec.GetSize; utils.GetForceStopRuntime.
+TEST_CASE("LLMInferenceService: the pods KServe's llmisvc controller starts") {
+  const std::string pod = "{containers: [{name: main, image: vllm}]}";
+  for (const std::string version : {"v1alpha1", "v1alpha2"}) {
+    INFO(version);
+    // A Deployment; replicas nil is the Deployment's 1, or the autoscaler's minimum.
+    CHECK(pods_by_component(llm_inference_service(version, "", "  template: " + pod + "\n")) == "main=1");
+    CHECK(pods_by_component(llm_inference_service(
+              version, "", "  scaling: {minReplicas: 2, maxReplicas: 4}\n  template: " + pod + "\n")) == "main=2");
+    // Pipeline parallelism: groups of `pipeline` pods, a leader and pipeline-1 workers each.
+    CHECK(pods_by_component(llm_inference_service(version, "",
+                                                  "  replicas: 3\n  parallelism: {pipeline: 4, tensor: 8}\n"
+                                                  "  template: " +
+                                                      pod + "\n  worker: " + pod + "\n")) == "main=3 worker=9");
+    // No leader template: the worker template runs every pod of a group.
+    CHECK(pods_by_component(llm_inference_service(
+              version, "", "  replicas: 2\n  parallelism: {data: 8, dataLocal: 2}\n  worker: " + pod + "\n")) ==
+          "worker=8");
+    // data / dataLocal is an integer division, and a group is at least one pod.
+    CHECK(pods_by_component(llm_inference_service(
+              version, "", "  parallelism: {data: 7, dataLocal: 2}\n  worker: " + pod + "\n")) == "worker=3");
+    CHECK(pods_by_component(llm_inference_service(
+              version, "", "  parallelism: {data: 1, dataLocal: 8}\n  worker: " + pod + "\n")) == "worker=1");
+    // Without parallelism the LeaderWorkerSet's size is its default, 1: the leader alone.
+    CHECK(pods_by_component(llm_inference_service(version, "", "  template: " + pod + "\n  worker: " + pod + "\n")) ==
+          "main=1 worker=0");
+    // A multi-node prefill pool beside a single-node decode pool.
+    CHECK(pods_by_component(llm_inference_service(version, "",
+                                                  "  template: " + pod +
+                                                      "\n  prefill:\n    replicas: 2\n    parallelism: {pipeline: 2}\n"
+                                                      "    template: " +
+                                                      pod + "\n    worker: " + pod + "\n")) ==
+          "main=1 prefill=2 prefill-worker=2");
+    // Stopped: every pool is deleted.
+    CHECK(pods_by_component(llm_inference_service(version, ", annotations: {serving.kserve.io/stop: \"true\"}",
+                                                  "  replicas: 2\n  parallelism: {pipeline: 2}\n  template: " + pod +
+                                                      "\n  worker: " + pod + "\n")) == "main=0 worker=0");
+  }
+}
+
+// kserve/website docs/model-serving/generative-inference/multi-node/multi-node.md ("How to Set GPU Allocation per
+// Node", cases 1 to 3) and computeRayNodeAndGPUs in KServe's predictor reconciler.
+TEST_CASE("InferenceService workerSpec: KServe's Ray node count") {
+  auto isvc = [](const std::string& head_gpus, const std::string& worker) {
+    return "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m}\nspec:\n  predictor:\n"
+           "    model: {modelFormat: {name: huggingface}" +
+           (head_gpus.empty() ? std::string() : ", resources: {requests: {nvidia.com/gpu: \"" + head_gpus + "\"}}") +
+           "}\n    workerSpec: " + worker + "\n";
+  };
+  const std::string eight = ", containers: [{name: worker-container, resources: {requests: {nvidia.com/gpu: \"8\"}}}]";
+  // Case 1: 2 x 8 GPUs, 8 per worker pod: 2 pods (the head and one worker).
+  CHECK(pods_by_component(isvc("", "{pipelineParallelSize: 2, tensorParallelSize: 8" + eight + "}")) ==
+        "predictor=1 worker=1");
+  // Case 3: 8 GPUs, 8 per pod: the head alone.
+  CHECK(pods_by_component(isvc("", "{pipelineParallelSize: 1, tensorParallelSize: 8" + eight + "}")) ==
+        "predictor=1 worker=0");
+  // A head that holds every GPU runs alone; a head with some runs the rest on one-GPU workers.
+  CHECK(pods_by_component(isvc("16", "{pipelineParallelSize: 2, tensorParallelSize: 8" + eight + "}")) ==
+        "predictor=1 worker=0");
+  CHECK(pods_by_component(isvc("4", "{pipelineParallelSize: 2, tensorParallelSize: 4}")) == "predictor=1 worker=4");
+  // No GPU count in the object: one Ray node per GPU; 3 GPUs over 2-GPU workers: ceil(3 / 2) = 2 nodes.
+  CHECK(pods_by_component(isvc("", "{pipelineParallelSize: 4, tensorParallelSize: 1}")) == "predictor=1 worker=3");
+  CHECK(pods_by_component(isvc("",
+                               "{pipelineParallelSize: 3, containers: [{name: w, resources: {limits: "
+                               "{nvidia.com/gpu: 2}}}]}")) == "predictor=1 worker=1");
+}
+
+// KServe's default Serverless mode hands minReplicas to Knative as the revision's min-scale; Knative starts a revision
+// at its initial scale (1 by default) even with min-scale 0 (knative/docs serving/autoscaling/scale-bounds.md), as
+// the Knative Service definition counts. A RawDeployment's Deployment has minReplicas as its replicas.
+TEST_CASE("InferenceService minReplicas 0: one pod in Serverless mode, none in RawDeployment") {
+  auto isvc = [](const std::string& annotations) {
+    return "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m" + annotations +
+           "}\nspec:\n  predictor:\n    minReplicas: 0\n    model: {modelFormat: {name: sklearn}, resources: {limits: "
+           "{nvidia.com/gpu: 1}}}\n  transformer:\n    minReplicas: 0\n    containers: [{name: t, image: x}]\n";
+  };
+  CHECK(pods_by_component(isvc("")) == "predictor=1 transformer=1");
+  CHECK(pods_by_component(isvc(", annotations: {serving.kserve.io/deploymentMode: Serverless}")) ==
+        "predictor=1 transformer=1");
+  CHECK(pods_by_component(isvc(", annotations: {serving.kserve.io/deploymentMode: RawDeployment}")) ==
+        "predictor=0 transformer=0");
+  CHECK(total_requests(isvc("")) == "nvidia.com/gpu=1");
+}
+
+// Dynamo v1alpha1 (deploy/cloud/operator graph.go and controller_common.GetResourcesConfig): the main container's
+// resources, with the service's own cpu, memory, gpu (under gpuType) and custom entries copied over them.
+TEST_CASE("DynamoGraphDeployment v1alpha1: resources as the operator merges them") {
+  auto graph = [](const std::string& service) {
+    return "apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata: {name: g}\nspec:\n  services:\n"
+           "    Worker: " +
+           service + "\n";
+  };
+  // GPUs asked for on the main container only.
+  CHECK(total_requests(graph("{replicas: 2, extraPodSpec: {mainContainer: {image: x, resources: {limits: "
+                             "{nvidia.com/gpu: \"2\"}, requests: {cpu: \"1\"}}}}}")) == "cpu=2 nvidia.com/gpu=4");
+  // The service's resources win key by key, and the main container's other keys stay.
+  CHECK(total_requests(graph("{resources: {requests: {cpu: \"4\"}}, extraPodSpec: {mainContainer: {resources: "
+                             "{requests: {cpu: \"1\", memory: 1Gi, nvidia.com/gpu: \"1\"}}}}}")) ==
+        "cpu=4 memory=1073741824 nvidia.com/gpu=1");
+  // gpuType names the resource; custom entries are resources of their own name.
+  CHECK(total_requests(graph("{resources: {limits: {gpu: \"8\", gpuType: amd.com/gpu, custom: "
+                             "{rdma/ib: \"1\"}}}}")) == "amd.com/gpu=8 rdma/ib=1");
+  // extraPodSpec.containers run beside the main container (graph.go: podSpec.Containers = append(podSpec.Containers,
+  // extraPodSpec.Containers...)): a GPU on one of them is the pod's.
+  CHECK(total_requests(graph("{extraPodSpec: {mainContainer: {image: x}, containers: [{name: gpu, image: y, "
+                             "resources: {limits: {nvidia.com/gpu: \"1\"}}}]}}")) == "nvidia.com/gpu=1");
+  CHECK(total_requests(graph("{replicas: 2, resources: {limits: {gpu: \"1\"}}, extraPodSpec: {containers: [{name: "
+                             "s, image: y, resources: {requests: {cpu: 500m}}}]}}")) == "cpu=1 nvidia.com/gpu=2");
+}
+
+// An LLMInferenceService may take its whole pod spec from an LLMInferenceServiceConfig (spec.baseRefs, or KServe's
+// well-known defaults): nothing in the object says what its pods are, so it is not understood (the failure policy
+// decides), never an empty view that would let the webhook admit it unedited without a word.
+TEST_CASE("a workload whose pods no template in the object describes is not understood") {
+  auto objects = test::parse_yaml(llm_inference_service(
+      "v1alpha2", "", "  model: {uri: hf://facebook/opt-125m}\n  replicas: 2\n  router: {scheduler: {}, route: {}}\n"));
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  REQUIRE(view.warnings.size() == 1);
+  CHECK_THAT(view.warnings[0], Catch::StartsWith("no pod template or pod spec where the definition looks"));
+}
+
+// agent-sandbox api/v1alpha1 (replicas: 0 or 1, default 1) and api/v1beta1 (operatingMode, default Running).
+TEST_CASE("Sandbox: one pod unless scaled to zero or suspended") {
+  const std::string tmpl = "  podTemplate: {spec: {containers: [{name: a, image: x}]}}\n";
+  CHECK(pods_by_component("apiVersion: agents.x-k8s.io/v1alpha1\nkind: Sandbox\nmetadata: {name: s}\nspec:\n" + tmpl) ==
+        "agent=1");
+  CHECK(pods_by_component("apiVersion: agents.x-k8s.io/v1alpha1\nkind: Sandbox\nmetadata: {name: s}\nspec:\n"
+                          "  replicas: 0\n" +
+                          tmpl) == "agent=0");
+  CHECK(pods_by_component("apiVersion: agents.x-k8s.io/v1beta1\nkind: Sandbox\nmetadata: {name: s}\nspec:\n"
+                          "  operatingMode: Suspended\n" +
+                          tmpl) == "agent=0");
+}
+
+}  // namespace wm
