@@ -157,6 +157,24 @@ TEST_CASE("DynamoGraphDeployment v1alpha1: resources as the operator merges them
                              "s, image: y, resources: {requests: {cpu: 500m}}}]}}")) == "cpu=1 nvidia.com/gpu=2");
 }
 
+// Kubeflow's notebook-controller (notebook_controller.go generateStatefulSet): a StatefulSet of 1 replica, 0 while
+// the annotation kubeflow-resource-stopped is present, whatever its value.
+TEST_CASE("Notebook: one pod, none while stopped") {
+  auto notebook = [](const std::string& version, const std::string& annotations) {
+    return "apiVersion: kubeflow.org/" + version + "\nkind: Notebook\nmetadata: {name: nb" + annotations +
+           "}\nspec:\n  template:\n    spec:\n      containers: [{name: nb, image: x, resources: {limits: "
+           "{nvidia.com/gpu: 2}}}]\n";
+  };
+  for (const std::string version : {"v1", "v1beta1"}) {
+    INFO(version);
+    CHECK(pods_by_component(notebook(version, "")) == "server=1");
+    CHECK(total_requests(notebook(version, "")) == "nvidia.com/gpu=2");
+    CHECK(pods_by_component(notebook(version, ", annotations: {kubeflow-resource-stopped: \"\"}")) == "server=0");
+    CHECK(pods_by_component(
+              notebook(version, ", annotations: {kubeflow-resource-stopped: \"2025-01-01T00:00:00Z\"}")) == "server=0");
+  }
+}
+
 // An LLMInferenceService may take its whole pod spec from an LLMInferenceServiceConfig (spec.baseRefs, or KServe's
 // well-known defaults): nothing in the object says what its pods are, so it is not understood (the failure policy
 // decides), never an empty view that would let the webhook admit it unedited without a word.
