@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "cli/catalog_options.h"
@@ -58,47 +59,100 @@ webhook::LogLevel log_level(const std::string& name) {
                            : webhook::LogLevel::Info;
 }
 
-int serve(ServeOptions& o) {
-  webhook::ServerOptions& options = o.server;
-  webhook::StateSources& sources = o.sources;
-  webhook::TlsFiles& tls_files = o.tls_files;
-  controllers::ClusterOptions& cluster = o.cluster;
-  const std::string& kubeconfig = o.kubeconfig;
-  const bool in_cluster = o.in_cluster;
-  const webhook::LogLevel level = log_level(o.log_level);
-  options.read_timeout = std::chrono::milliseconds(o.read_timeout_ms);
-  options.idle_timeout = std::chrono::milliseconds(o.idle_timeout_ms);
-  options.drain_timeout = std::chrono::milliseconds(o.drain_timeout_ms);
-
-  // Each connection is a file descriptor: take what the hard limit allows (1024 is common).
+// Each connection is a file descriptor: take what the hard limit allows (1024 is common).
+void raise_open_file_limit() {
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
   }
-  webhook::Logger log(level);
-  bool self_signed = tls_files.certificate.empty();
-  if (self_signed) {
-    std::string dir = (std::filesystem::temp_directory_path() / "workload-map-XXXXXX").string();
-    if (!mkdtemp(dir.data())) {
-      std::cerr << "serve: cannot make a temporary directory\n";
-      return kInvalid;
-    }
-    std::string error;
-    if (!webhook::make_self_signed(dir, error)) {
-      std::cerr << "serve: " << error << "\n";
-      return kInvalid;
-    }
-    tls_files.certificate = dir + "/tls.crt";
-    tls_files.key = dir + "/tls.key";
-  }
-  webhook::TlsContexts tls(tls_files);
+}
+
+// Without --cert, a self-signed certificate for localhost in a new temporary directory; "" or what failed.
+std::string make_certificate_if_none(webhook::TlsFiles& files, bool& self_signed) {
+  self_signed = files.certificate.empty();
+  if (!self_signed) return "";
+  std::string dir = (std::filesystem::temp_directory_path() / "workload-map-XXXXXX").string();
+  if (!mkdtemp(dir.data())) return "cannot make a temporary directory";
   std::string error;
-  if (!tls.load(error)) {
+  if (!webhook::make_self_signed(dir, error)) return error;
+  files.certificate = dir + "/tls.crt";
+  files.key = dir + "/tls.key";
+  return "";
+}
+
+// The cluster side, started, when --kubeconfig or --in-cluster says where the API server is; nullptr without one,
+// or (with `error`) when it cannot start. Its Lease's namespace and this replica's identity default from the pod.
+std::unique_ptr<controllers::ClusterSide> start_cluster_side(const ServeOptions& o, webhook::StateStore& state,
+                                                             webhook::Metrics& metrics, const webhook::Logger& log,
+                                                             std::string& error) {
+  if (o.kubeconfig.empty() && !o.in_cluster) return nullptr;
+  controllers::ClusterOptions cluster = o.cluster;
+  auto config = o.in_cluster ? kube::config_in_cluster(error) : kube::config_from_kubeconfig(o.kubeconfig, error);
+  if (!config) return nullptr;
+  cluster.config = std::move(*config);
+  if (cluster.lease_namespace.empty()) {
+    const char* pod_namespace = std::getenv("POD_NAMESPACE");
+    cluster.lease_namespace = pod_namespace && *pod_namespace          ? pod_namespace
+                              : !cluster.config.namespace_name.empty() ? cluster.config.namespace_name
+                                                                       : "default";
+  }
+  if (cluster.identity.empty()) {
+    const char* pod_name = std::getenv("POD_NAME");
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    cluster.identity = pod_name && *pod_name ? pod_name : std::string(host) + "_" + std::to_string(getpid());
+  }
+  auto side = std::make_unique<controllers::ClusterSide>(std::move(cluster), state, metrics, log);
+  if (!side->start(error)) return nullptr;
+  return side;
+}
+
+// "[ADDRESS]" for an IPv6 address in a URL, the address itself otherwise.
+std::string url_host(const std::string& address) {
+  return address.find(':') != std::string::npos ? "[" + address + "]" : address;
+}
+
+// Where it listens, in the log and, for a person at a terminal, with the commands to try it.
+void announce(const ServeOptions& o, const webhook::StateStore& state, const webhook::Logger& log, bool self_signed,
+              uint16_t port, uint16_t metrics_port) {
+  const std::string url = "https://" + url_host(o.server.address) + ":" + std::to_string(port);
+  const size_t definitions = state.current().catalog->size();
+  const std::string policy = o.sources.policy_file.empty() ? "built-in" : o.sources.policy_file;
+  log.log(webhook::LogLevel::Info, "listening",
+          {{"url", url},
+           {"certificate", o.tls_files.certificate},
+           {"definitions", std::to_string(definitions)},
+           {"policy", policy}});
+  const std::string metrics_url =
+      metrics_port ? "http://" + url_host(o.server.metrics_address) + ":" + std::to_string(metrics_port) + "/metrics"
+                   : "";
+  if (metrics_port) log.log(webhook::LogLevel::Info, "metrics listening", {{"url", metrics_url}});
+  std::cout << "workload-map is serving on " << url << " (" << definitions << " workload definitions, " << policy
+            << " policy)" << (metrics_port ? ", metrics on " + metrics_url : "") << "\n"
+            << "  certificate: " << o.tls_files.certificate << (self_signed ? " (self-signed, localhost)" : "") << "\n"
+            << "  try:  curl --cacert " << o.tls_files.certificate << " " << url << "/healthz\n"
+            << "        workload-map review-request examples/jobset-12-gpus.yaml > review.json\n"
+            << "        curl --cacert " << o.tls_files.certificate
+            << " -H 'Content-Type: application/json' --data @review.json " << url << "/mutate\n"
+            << "  stop: Ctrl-C (drains requests in flight)\n"
+            << std::flush;
+}
+
+int serve(ServeOptions& o) {
+  o.server.read_timeout = std::chrono::milliseconds(o.read_timeout_ms);
+  o.server.idle_timeout = std::chrono::milliseconds(o.idle_timeout_ms);
+  o.server.drain_timeout = std::chrono::milliseconds(o.drain_timeout_ms);
+  raise_open_file_limit();
+  webhook::Logger log(log_level(o.log_level));
+  bool self_signed = false;
+  std::string error = make_certificate_if_none(o.tls_files, self_signed);
+  webhook::TlsContexts tls(o.tls_files);
+  if (!error.empty() || !tls.load(error)) {
     std::cerr << "serve: " << error << "\n";
     return kInvalid;
   }
-  webhook::StateStore state(sources);
+  webhook::StateStore state(o.sources);
   std::vector<std::string> problems;
   if (!state.load(problems)) {
     for (const auto& p : problems) std::cerr << p << "\n";
@@ -106,61 +160,14 @@ int serve(ServeOptions& o) {
   }
   webhook::Metrics metrics;
   metrics.set_build_info(version(), revision());
-  std::optional<controllers::ClusterSide> cluster_side;
-  if (!kubeconfig.empty() || in_cluster) {
-    std::string why;
-    auto config = in_cluster ? kube::config_in_cluster(why) : kube::config_from_kubeconfig(kubeconfig, why);
-    if (!config) {
-      std::cerr << "serve: " << why << "\n";
-      return kInvalid;
-    }
-    cluster.config = std::move(*config);
-    if (cluster.lease_namespace.empty()) {
-      const char* pod_namespace = std::getenv("POD_NAMESPACE");
-      cluster.lease_namespace = pod_namespace && *pod_namespace          ? pod_namespace
-                                : !cluster.config.namespace_name.empty() ? cluster.config.namespace_name
-                                                                         : "default";
-    }
-    if (cluster.identity.empty()) {
-      const char* pod_name = std::getenv("POD_NAME");
-      char host[256] = {};
-      gethostname(host, sizeof host - 1);
-      cluster.identity = pod_name && *pod_name ? pod_name : std::string(host) + "_" + std::to_string(getpid());
-    }
-    cluster_side.emplace(cluster, state, metrics, log);
-    if (!cluster_side->start(why)) {
-      std::cerr << "serve: " << why << "\n";
-      return kInvalid;
-    }
+  std::unique_ptr<controllers::ClusterSide> cluster_side = start_cluster_side(o, state, metrics, log, error);
+  if (!error.empty()) {
+    std::cerr << "serve: " << error << "\n";
+    return kInvalid;
   }
-  webhook::Server server(options, state, tls, metrics, log);
-  const int status = server.run([&](uint16_t port, uint16_t metrics_port) {
-    std::string url = "https://" +
-                      (options.address.find(':') != std::string::npos ? "[" + options.address + "]" : options.address) +
-                      ":" + std::to_string(port);
-    log.log(webhook::LogLevel::Info, "listening",
-            {{"url", url},
-             {"certificate", tls_files.certificate},
-             {"definitions", std::to_string(state.current().catalog->size())},
-             {"policy", sources.policy_file.empty() ? "built-in" : sources.policy_file}});
-    const std::string metrics_url =
-        metrics_port ? "http://" +
-                           (options.metrics_address.find(':') != std::string::npos ? "[" + options.metrics_address + "]"
-                                                                                   : options.metrics_address) +
-                           ":" + std::to_string(metrics_port) + "/metrics"
-                     : "";
-    if (metrics_port) log.log(webhook::LogLevel::Info, "metrics listening", {{"url", metrics_url}});
-    std::cout << "workload-map is serving on " << url << " (" << state.current().catalog->size()
-              << " workload definitions, " << (sources.policy_file.empty() ? "built-in" : sources.policy_file)
-              << " policy)" << (metrics_port ? ", metrics on " + metrics_url : "") << "\n"
-              << "  certificate: " << tls_files.certificate << (self_signed ? " (self-signed, localhost)" : "") << "\n"
-              << "  try:  curl --cacert " << tls_files.certificate << " " << url << "/healthz\n"
-              << "        workload-map review-request examples/jobset-12-gpus.yaml > review.json\n"
-              << "        curl --cacert " << tls_files.certificate
-              << " -H 'Content-Type: application/json' --data @review.json " << url << "/mutate\n"
-              << "  stop: Ctrl-C (drains requests in flight)\n"
-              << std::flush;
-  });
+  webhook::Server server(o.server, state, tls, metrics, log);
+  const int status = server.run(
+      [&](uint16_t port, uint16_t metrics_port) { announce(o, state, log, self_signed, port, metrics_port); });
   if (cluster_side) cluster_side->stop();  // after the drain: a leader gives its Lease up
   return status;
 }
