@@ -28,6 +28,12 @@ std::ostream& operator<<(std::ostream& out, const Gang& g) {
   return out;
 }
 
+// `yaml` with its first `mark` (a %NAME% placeholder) replaced by `value`.
+std::string filled(std::string yaml, const std::string& mark, const std::string& value) {
+  yaml.replace(yaml.find(mark), mark.size(), value);
+  return yaml;
+}
+
 std::vector<Gang> gangs_of(const std::string& yaml, GangRule rule = GangRule::Minimum) {
   auto objects = test::parse_yaml(yaml);
   REQUIRE(objects.size() == 1);
@@ -71,9 +77,7 @@ spec:
 )";
 
 std::string ray_cluster(bool autoscaling) {
-  std::string yaml = kRayCluster;
-  yaml.replace(yaml.find("%AUTOSCALING%"), 13, autoscaling ? "enableInTreeAutoscaling: true" : "");
-  return yaml;
+  return filled(kRayCluster, "%AUTOSCALING%", autoscaling ? "enableInTreeAutoscaling: true" : "");
 }
 
 }  // namespace
@@ -117,9 +121,7 @@ spec:
 )";
 
 std::string job_set(const std::string& order) {
-  std::string yaml = kJobSet;
-  yaml.replace(yaml.find("%ORDER%"), 7, order.empty() ? "" : "startupPolicy: {startupPolicyOrder: " + order + "}");
-  return yaml;
+  return filled(kJobSet, "%ORDER%", order.empty() ? "" : "startupPolicy: {startupPolicyOrder: " + order + "}");
 }
 
 // KAI pkg/podgrouper/podgrouper/plugins/jobset/jobset_grouper.go: a sub-group per replicated job; minSubGroup is every
@@ -156,9 +158,7 @@ spec:
 )";
 
 std::string lws(const std::string& policy) {
-  std::string yaml = kLws;
-  yaml.replace(yaml.find("%POLICY%"), 8, policy.empty() ? "" : "startupPolicy: " + policy);
-  return yaml;
+  return filled(kLws, "%POLICY%", policy.empty() ? "" : "startupPolicy: " + policy);
 }
 
 // KAI pkg/podgrouper/podgrouper/plugins/leaderworkerset/lws_grouper.go: a PodGroup per group
@@ -210,11 +210,7 @@ spec:
     Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: x}]}}}
     Worker: {replicas: 6, template: {spec: {containers: [{name: pytorch, image: x}]}}}
 )";
-  auto with = [&](const std::string& policy) {
-    std::string yaml = job;
-    yaml.replace(yaml.find("%POLICY%"), 8, policy);
-    return gangs_of(yaml).at(0).min_member;
-  };
+  auto with = [&](const std::string& policy) { return gangs_of(filled(job, "%POLICY%", policy)).at(0).min_member; };
   CHECK(with("") == 7);
   CHECK(with("elasticPolicy: {minReplicas: 3, maxReplicas: 8}") == 3);
   CHECK(with("elasticPolicy: {minReplicas: 3}\n  runPolicy: {schedulingPolicy: {minAvailable: 5}}") == 5);
@@ -325,11 +321,7 @@ spec:
     Launcher: {replicas: 1, template: {spec: {containers: [{name: l, image: x}]}}}
     Worker: {replicas: 4, template: {spec: {containers: [{name: w, image: x}]}}}
 )";
-  auto with = [&](const std::string& policy) {
-    std::string yaml = job;
-    yaml.replace(yaml.find("%POLICY%"), 8, policy);
-    return gangs_of(yaml).at(0).min_member;
-  };
+  auto with = [&](const std::string& policy) { return gangs_of(filled(job, "%POLICY%", policy)).at(0).min_member; };
   CHECK(with("") == 5);
   CHECK(with("launcherCreationPolicy: AtStartup") == 5);
   CHECK(with("launcherCreationPolicy: WaitForWorkersReady") == 4);
@@ -419,10 +411,7 @@ spec:
   template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: x}]}}
 )";
   auto with = [&](const std::string& annotations, const std::string& policy) {
-    std::string yaml = sts;
-    yaml.replace(yaml.find("%ANNOTATIONS%"), 13, annotations);
-    yaml.replace(yaml.find("%POLICY%"), 8, policy);
-    return gangs_of(yaml).at(0).min_member;
+    return gangs_of(filled(filled(sts, "%ANNOTATIONS%", annotations), "%POLICY%", policy)).at(0).min_member;
   };
   const std::string asks = ", annotations: {kai.scheduler/min-member: \"4\"}";
   CHECK(with("", "") == 1);
@@ -454,9 +443,7 @@ spec:
     spec: {containers: [{image: x}]}
 )";
   auto with = [&](const std::string& annotations) {
-    std::string yaml = ksvc;
-    yaml.replace(yaml.find("%ANNOTATIONS%"), 13, annotations);
-    return gangs_of(yaml).at(0).min_member;
+    return gangs_of(filled(ksvc, "%ANNOTATIONS%", annotations)).at(0).min_member;
   };
   CHECK(with("") == 1);
   CHECK(with("autoscaling.knative.dev/min-scale: \"3\"") == 3);
