@@ -25,7 +25,7 @@ struct ServeOptions {
   std::string log_level = "info", kubeconfig;
   bool in_cluster = false;
   controllers::ClusterOptions cluster;
-  long long read_timeout_ms = 10'000, idle_timeout_ms = 60'000, drain_timeout_ms = 20'000;
+  long long read_timeout_ms = 10'000, idle_timeout_ms = 60'000, drain_timeout_ms = 20'000, shutdown_delay_ms = 0;
 };
 
 // "ADDRESS:PORT" or "[IPv6]:PORT" into `address` and `port`; a message when it is neither.
@@ -143,6 +143,7 @@ int serve(ServeOptions& o) {
   o.server.read_timeout = std::chrono::milliseconds(o.read_timeout_ms);
   o.server.idle_timeout = std::chrono::milliseconds(o.idle_timeout_ms);
   o.server.drain_timeout = std::chrono::milliseconds(o.drain_timeout_ms);
+  o.server.shutdown_delay = std::chrono::milliseconds(o.shutdown_delay_ms);
   raise_open_file_limit();
   webhook::Logger log(log_level(o.log_level));
   bool self_signed = false;
@@ -213,6 +214,11 @@ void add_serve(CLI::App& app, int& status) {
   command->add_option("--max-connections", o->server.max_connections, "beyond this, closed at once (default 4096)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--drain-timeout-ms", o->drain_timeout_ms, "on SIGTERM, how long requests in flight may take")
+      ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--shutdown-delay-ms", o->shutdown_delay_ms,
+                   "on SIGTERM, how long to go on serving, not ready, before draining: the time the endpoints take "
+                   "to drop this replica (default 0; the manifests set 5000)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--log-level", o->log_level, "debug, info (default), warn or error")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}));

@@ -75,7 +75,8 @@ bool ClusterSide::start(std::string& error) {
   }
   if (parts_->pod_groups) {
     threads_.emplace_back([this] { parts_->pod_groups->watch(stop_); });
-    threads_.emplace_back([this] { parts_->pod_groups->reconcile(stop_, leading_); });
+    for (int i = 0; i < PodGroupController::kReconcileWorkers; ++i)
+      threads_.emplace_back([this] { parts_->pod_groups->reconcile(stop_, leading_); });
   }
   if (parts_->webhook_rules) threads_.emplace_back([this] { parts_->webhook_rules->run(stop_, leading_); });
   threads_.emplace_back([this] { parts_->election->run(stop_); });

@@ -55,8 +55,50 @@ void EventCorrelator::forget(const std::string& event) {
   }
 }
 
+EventRecorder::EventRecorder(kube::Client& client, std::string instance, const webhook::Logger& log)
+    : client_(client), instance_(std::move(instance)), log_(log), writer_([this] { run(); }) {}
+
+EventRecorder::~EventRecorder() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  writer_.join();
+}
+
 void EventRecorder::record(const ObjectReference& object, std::string_view type, std::string_view reason,
                            std::string_view message) {
+  {
+    std::lock_guard lock(mutex_);
+    if (pending_.size() >= kMaxPending) {
+      pending_.pop_front();
+      if (++dropped_ % 100 == 1)
+        log_.log(webhook::LogLevel::Warn, "too many Events waiting to be written: dropping the oldest",
+                 {{"dropped", std::to_string(dropped_)}});
+    }
+    pending_.push_back({object, std::string(type), std::string(reason), std::string(message)});
+  }
+  wake_.notify_one();
+}
+
+void EventRecorder::run() {
+  while (true) {
+    Pending event;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+      if (stop_) return;
+      event = std::move(pending_.front());
+      pending_.pop_front();
+    }
+    write(event);
+  }
+}
+
+void EventRecorder::write(const Pending& event) {
+  const ObjectReference& object = event.object;
+  const std::string_view type = event.type, reason = event.reason, message = event.message;
   const std::string object_key = object.kind + "|" + object.namespace_name + "|" + object.name + "|" + object.uid;
   const std::string event_key =
       object_key + "|" + std::string(type) + "|" + std::string(reason) + "|" + std::string(message);
@@ -64,7 +106,6 @@ void EventRecorder::record(const ObjectReference& object, std::string_view type,
   const std::string ns = object.namespace_name.empty() ? "default" : object.namespace_name;
   const std::string collection = "/api/v1/namespaces/" + kube::url_encode(ns) + "/events";
   const std::string now = kube::micro_time_now().substr(0, 19) + "Z";
-  std::lock_guard lock(mutex_);
   for (int attempt = 0; attempt < 2; ++attempt) {
     // Named as client-go names them: the object's name and the time in nanoseconds, in hex.
     char stamp[24];

@@ -7,11 +7,14 @@
 #include <simdjson.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <list>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "kube/client.h"
 #include "webhook/log.h"
@@ -64,10 +67,14 @@ class EventCorrelator {
   Lru<Seen> seen_;
 };
 
+// Writes Events from a thread of its own, as client-go's broadcaster does: a reconcile that records one never waits
+// on the API server for it. At most kMaxPending wait; beyond that the oldest are dropped (and logged), since an
+// Event is worth less than the work that produced it.
 class EventRecorder {
  public:
-  EventRecorder(kube::Client& client, std::string instance, const webhook::Logger& log)
-      : client_(client), instance_(std::move(instance)), log_(log) {}
+  static constexpr size_t kMaxPending = 1000;
+  EventRecorder(kube::Client& client, std::string instance, const webhook::Logger& log);
+  ~EventRecorder();  // what is still pending is dropped
   void normal(const ObjectReference& object, std::string_view reason, std::string_view message) {
     record(object, "Normal", reason, message);
   }
@@ -76,12 +83,23 @@ class EventRecorder {
   }
 
  private:
+  struct Pending {
+    ObjectReference object;
+    std::string type, reason, message;
+  };
   void record(const ObjectReference& object, std::string_view type, std::string_view reason, std::string_view message);
+  void write(const Pending& event);
+  void run();
   kube::Client& client_;
   std::string instance_;
   const webhook::Logger& log_;
-  std::mutex mutex_;
-  EventCorrelator correlator_;
+  std::mutex mutex_;  // the queue and the stop flag
+  std::condition_variable wake_;
+  std::deque<Pending> pending_;
+  size_t dropped_ = 0;
+  bool stop_ = false;
+  EventCorrelator correlator_;  // only the writer thread uses it
+  std::thread writer_;
 };
 
 }  // namespace wm::controllers

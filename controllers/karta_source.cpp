@@ -152,6 +152,7 @@ void KartaSource::leadership_changed(bool leading) {
 void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
   std::string name;
   while (statuses_.next(name, stop)) {
+    const WorkQueue::Holding holding(statuses_, name);
     if (!leading.load()) continue;  // the leader writes; leadership_changed() queues them again
     Condition wanted;
     bool transition = false;

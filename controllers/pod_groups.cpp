@@ -5,6 +5,7 @@
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
+#include "kube/trim.h"
 #include "mapper/json/json_patch.h"
 #include "mapper/json/json_patch_apply.h"
 #include "mapper/json/json_pointer.h"
@@ -22,7 +23,6 @@ namespace {
 
 using webhook::LogLevel;
 
-constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
 constexpr const char* kWatchUpHelp =
     "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
 
@@ -52,8 +52,8 @@ std::string owned(const std::string& object_json, simdjson::dom::element object,
   owner += "}]";
   JsonPatchBuilder patch(object);
   if (!patch.set("/metadata/ownerReferences", owner) ||
-      !patch.merge_map("/metadata/labels",
-                       {{"app.kubernetes.io/managed-by", "workload-map"}, {std::string(kOwnerUidLabel), uid}})) {
+      !patch.merge_map("/metadata/labels", {{"app.kubernetes.io/managed-by", "workload-map"},
+                                            {std::string(PodGroupController::kOwnerUidLabel), uid}})) {
     error = patch.error();
     return {};
   }
@@ -97,7 +97,7 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
          simdjson::dom::parser parser;
          for (auto& o : objects) {
            simdjson::dom::element e;
-           if (parser.parse(o).get(e) == simdjson::SUCCESS) listed[key_of(e)] = std::move(o);
+           if (parser.parse(o).get(e) == simdjson::SUCCESS) listed[key_of(e)] = kube::without_managed_fields(e);
          }
          std::vector<std::string> keys;
          {
@@ -128,7 +128,7 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
            if (type == kube::EventType::Deleted)
              objects_.erase(key);
            else
-             objects_[key] = object;
+             objects_[key] = kube::without_managed_fields(e);
          }
          queue_.add(key);
        },
@@ -140,6 +140,14 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
        },
        [&] {
          metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource_name}}, 1);
+         // The API server answers again: workloads whose writes failed meanwhile are retried now, not at the end
+         // of a back-off grown through the outage (up to a minute).
+         std::vector<std::string> failed;
+         {
+           std::lock_guard lock(applied_mutex_);
+           for (const auto& [key, count] : failures_) failed.push_back(key);
+         }
+         for (const auto& key : failed) queue_.add(key);
        }});
   log_.log(LogLevel::Info, "watching workloads for PodGroups", {{"resource", resource_name}});
   reflector.run(self.stop);
@@ -201,8 +209,8 @@ void PodGroupController::leadership_changed(bool leading) {
     for (const auto& [key, object] : objects_) queue_.add(key);
 }
 
-std::set<std::pair<std::string, std::string>> PodGroupController::existing(
-    const std::string& object_uid, const std::set<std::string>& resource_paths) {
+std::optional<std::set<std::pair<std::string, std::string>>> PodGroupController::existing(
+    const std::string& object_uid, const std::set<std::string>& resource_paths, std::string& problem) {
   std::set<std::pair<std::string, std::string>> out;
   simdjson::dom::parser parser;
   for (const auto& path : resource_paths) {
@@ -210,7 +218,10 @@ std::set<std::pair<std::string, std::string>> PodGroupController::existing(
         "GET", path + "?labelSelector=" + kube::url_encode(std::string(kOwnerUidLabel) + "=" + object_uid));
     simdjson::dom::element list;
     simdjson::dom::array items;
-    if (!r.ok() || parser.parse(r.body).get(list) || list["items"].get_array().get(items)) continue;
+    if (!r.ok() || parser.parse(r.body).get(list) || list["items"].get_array().get(items)) {
+      problem = "list " + path + ": " + r.describe();
+      return std::nullopt;
+    }
     for (auto item : items) out.emplace(path, string_at(item, "/metadata/name"));
   }
   return out;
@@ -226,6 +237,7 @@ bool PodGroupController::reconcile_one(const std::string& key) {
   if (json.empty()) {
     std::lock_guard lock(applied_mutex_);
     applied_.erase(key);  // deleted: its PodGroups go with it (owner references)
+    failures_.erase(key);
     return true;
   }
   simdjson::dom::parser parser;
@@ -248,6 +260,7 @@ bool PodGroupController::reconcile_one(const std::string& key) {
 
   // What should exist: the profile's PodGroup for each gang, as admission named it on the pods.
   std::map<std::pair<std::string, std::string>, std::string> desired;
+  std::map<std::string, kube::Resource> resources;  // by namespaced collection path
   if (edits.pod_group) {
     ObjectDocument doc(root);
     const ViewOptions options = webhook::view_options_for(*profile, gvk.group, gvk.kind, !has_controller(root));
@@ -278,18 +291,23 @@ bool PodGroupController::reconcile_one(const std::string& key) {
         events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
         return true;
       }
+      resources.emplace(resource->path(object_namespace), *resource);
       desired[{resource->path(object_namespace), std::string(string_at(object, "/metadata/name"))}] = std::move(body);
     }
   }
 
-  std::lock_guard lock(applied_mutex_);
-  Applied& applied = applied_[key];
-  if (applied.uid != uid) {  // first time this leader sees it: start from what exists
-    applied = Applied{uid, {}};
-    std::set<std::string> paths;
-    for (const auto& [where, body] : desired) paths.insert(where.first);
-    for (const auto& where : existing(uid, paths)) applied.objects[where] = "";
+  std::shared_ptr<Applied> held;
+  {
+    std::lock_guard lock(applied_mutex_);
+    std::shared_ptr<Applied>& entry = applied_[key];
+    if (!entry) entry = std::make_shared<Applied>();
+    held = entry;
   }
+  Applied& applied = *held;
+  // The first time this leader sees the workload it knows nothing of what a previous leader wrote: it applies what
+  // should exist first (the PodGroup appears one round trip sooner), then lists what exists to delete the rest.
+  const bool first_look = applied.uid != uid;
+  if (first_look) applied = Applied{uid, {}};
   for (const auto& [where, body] : desired) {
     auto it = applied.objects.find(where);
     if (it != applied.objects.end() && it->second == body) continue;
@@ -305,13 +323,38 @@ bool PodGroupController::reconcile_one(const std::string& key) {
       applied.uid.clear();
       return false;
     }
-    const bool created = it == applied.objects.end();
-    if (created || !it->second.empty())  // not one a previous leader wrote and this one only re-asserts
+    // An apply answers 201 when it created the object. A 200 on first look is one a previous leader wrote, which
+    // this one only re-asserts: no Event.
+    const bool created = r.status == 201, updated = !created && it != applied.objects.end();
+    if (created || updated)
       events_.normal(reference_to(root), created ? "PodGroupCreated" : "PodGroupUpdated",
                      (created ? "created PodGroup " : "updated PodGroup ") + where.second);
     applied.objects[where] = body;
     metrics_.add_counter(kPodGroupsAppliedMetric.name, kPodGroupsAppliedMetric.help, {{"kind", kind}});
     log_.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", where.second}});
+  }
+  if (first_look) {
+    // From the watches of PodGroups once they have listed; until then from the API server.
+    std::optional<std::set<std::pair<std::string, std::string>>> found{std::in_place};
+    for (const auto& [path, resource] : resources) {
+      auto owned = owned_.of(resource, uid);
+      if (!owned) {
+        found.reset();
+        break;
+      }
+      found->insert(owned->begin(), owned->end());
+    }
+    std::set<std::string> paths;
+    for (const auto& [path, resource] : resources) paths.insert(path);
+    std::string problem;
+    if (!found) found = existing(uid, paths, problem);
+    if (!found) {  // what to delete is unknown: look again on the retry
+      log_.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
+               {{"workload", key}, {"problem", problem}});
+      applied.uid.clear();
+      return false;
+    }
+    for (const auto& where : *found) applied.objects.try_emplace(where, "");
   }
   for (auto it = applied.objects.begin(); it != applied.objects.end();) {
     if (desired.count(it->first)) {
@@ -336,13 +379,18 @@ bool PodGroupController::reconcile_one(const std::string& key) {
 void PodGroupController::reconcile(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
   std::string key;
   while (queue_.next(key, stop)) {
+    const WorkQueue::Holding holding(queue_, key);
     if (!leading.load()) continue;  // leadership_changed() queues everything again for a new leader
-    if (reconcile_one(key)) {
-      failures_.erase(key);
-      continue;
+    const bool reconciled = reconcile_one(key);
+    int failures = 0;
+    {
+      std::lock_guard lock(applied_mutex_);
+      if (reconciled)
+        failures_.erase(key);
+      else
+        failures = std::min(++failures_[key], 6);
     }
-    const int n = std::min(++failures_[key], 6);
-    queue_.add(key, std::chrono::seconds(1 << n));  // 2 s doubling to about a minute
+    if (!reconciled) queue_.add(key, std::chrono::seconds(1 << failures));  // 2 s doubling to about a minute
   }
 }
 

@@ -12,11 +12,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 
 #include "controllers/events.h"
+#include "controllers/owned_pod_groups.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
@@ -30,12 +32,22 @@ class PodGroupController {
  public:
   PodGroupController(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state,
                      webhook::Metrics& metrics, const webhook::Logger& log, EventRecorder& events)
-      : client_(client), discovery_(discovery), state_(state), metrics_(metrics), log_(log), events_(events) {}
+      : client_(client),
+        discovery_(discovery),
+        state_(state),
+        metrics_(metrics),
+        log_(log),
+        events_(events),
+        owned_(client, std::string(kOwnerUidLabel)) {}
+  // On each PodGroup: the uid of the workload it was made for, to find them again.
+  static constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
   ~PodGroupController();
   // Keeps a watch on each kind the policy and catalog make relevant (rechecked as they reload), until `stop`.
   void watch(const std::atomic<bool>& stop);
-  // Reconciles queued workloads while `leading`, until `stop`.
+  // Reconciles queued workloads while `leading`, until `stop`. Several threads may run it (kReconcileWorkers):
+  // a create storm then waits on the API server's round trips in parallel.
   void reconcile(const std::atomic<bool>& stop, const std::atomic<bool>& leading);
+  static constexpr int kReconcileWorkers = 4;
   void leadership_changed(bool leading);
 
  private:
@@ -45,9 +57,11 @@ class PodGroupController {
   };
   void watch_kind(const std::string& group, const std::string& version, const std::string& kind, Watcher& self);
   bool reconcile_one(const std::string& key);  // false: retry later
-  // The PodGroups (resource path, name) this controller made for a workload, as the API server lists them.
-  std::set<std::pair<std::string, std::string>> existing(const std::string& object_uid,
-                                                         const std::set<std::string>& resource_paths);
+  // The PodGroups (resource path, name) this controller made for a workload, as the API server lists them;
+  // nullopt (with `problem`) when a list fails.
+  std::optional<std::set<std::pair<std::string, std::string>>> existing(const std::string& object_uid,
+                                                                        const std::set<std::string>& resource_paths,
+                                                                        std::string& problem);
 
   kube::Client& client_;
   kube::Discovery& discovery_;
@@ -63,10 +77,14 @@ class PodGroupController {
     std::string uid;
     std::map<std::pair<std::string, std::string>, std::string> objects;  // (resource path, name) -> body applied
   };
-  std::mutex applied_mutex_;                // held while writing: watches never wait for the API server
-  std::map<std::string, Applied> applied_;  // by key; what this leader has written
-  std::map<std::string, int> failures_;     // by key, for the retry delay
+  // What this leader has written, by key. The mutex guards the map only: a worker holds a key's entry (the queue
+  // gives a key to one worker at a time) while it writes, so neither watches nor other workers wait on the API
+  // server. A new leader drops the map; an entry a worker still holds then goes with it.
+  std::mutex applied_mutex_;
+  std::map<std::string, std::shared_ptr<Applied>> applied_;
+  std::map<std::string, int> failures_;  // by key, for the retry delay; under applied_mutex_
   WorkQueue queue_;
+  OwnedPodGroups owned_;
 };
 
 }  // namespace wm::controllers

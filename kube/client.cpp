@@ -1,6 +1,7 @@
 #include "kube/client.h"
 
 #include <openssl/ssl.h>
+#include <poll.h>
 #include <simdjson.h>
 
 #include <boost/asio/connect.hpp>
@@ -101,8 +102,19 @@ struct Client::Call {
   beast::flat_buffer buffer;
   const std::atomic<bool>* stop = nullptr;
   boost::system::error_code ec;
+  bool reused = false;
+  std::chrono::steady_clock::time_point idle_since;
 
   Call(asio::ssl::context& tls) : stream(ioc, tls) {}
+
+  // An idle keep-alive connection can take the next request unless the server closed it (or sent something,
+  // which an idle HTTP/1.1 connection never should), or it has idled longer than the API server keeps one
+  // (kube-apiserver closes them after 90 s, Go's http.Transport its own after 90 s too).
+  bool usable(std::chrono::steady_clock::time_point now) {
+    if (now - idle_since > std::chrono::seconds(30)) return false;
+    pollfd p{beast::get_lowest_layer(stream).socket().native_handle(), POLLIN, 0};
+    return ::poll(&p, 1, 0) == 0;
+  }
 
   // Runs until the pending operation completes; closes the socket (failing it) when stopped.
   void wait(bool& done) {
@@ -179,11 +191,36 @@ http::request<http::string_body> make_request(std::string_view method, const std
 
 }  // namespace
 
-Response Client::request(std::string_view method, const std::string& target, const std::string& body,
-                         std::string_view content_type, std::chrono::milliseconds timeout) {
+std::unique_ptr<Client::Call> Client::connection(std::chrono::milliseconds timeout, std::string& error) {
+  {
+    std::lock_guard lock(idle_mutex_);
+    const auto now = std::chrono::steady_clock::now();
+    while (!idle_.empty()) {
+      std::unique_ptr<Call> call = std::move(idle_.back());
+      idle_.pop_back();
+      if (call->usable(now)) {
+        call->reused = true;
+        return call;
+      }
+    }
+  }
+  auto call = std::make_unique<Call>(*tls_);
+  ++connections_opened_;
+  if (!call->connect(config_, timeout, error)) return nullptr;
+  return call;
+}
+
+void Client::keep_idle(std::unique_ptr<Call> call) {
+  constexpr size_t kMaxIdle = 8;  // about the writers that run at once: reconcile workers, events, the Lease
+  call->idle_since = std::chrono::steady_clock::now();
+  std::lock_guard lock(idle_mutex_);
+  if (idle_.size() >= kMaxIdle) idle_.erase(idle_.begin());
+  idle_.push_back(std::move(call));
+}
+
+Response Client::send(Call& call, std::string_view method, const std::string& target, const std::string& body,
+                      std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive) {
   Response out;
-  Call call(*tls_);
-  if (!call.connect(config_, timeout, out.error)) return out;
   auto req = make_request(method, target, body, content_type, config_, token_.token());
   if (!call.step(timeout, [&](auto h) { http::async_write(call.stream, req, h); })) {
     out.error = "send " + std::string(method) + " " + target + ": " + call.ec.message();
@@ -196,8 +233,27 @@ Response Client::request(std::string_view method, const std::string& target, con
     return out;
   }
   out.status = static_cast<int>(parser.get().result_int());
+  keep_alive = parser.get().keep_alive();
   out.body = std::move(parser.get().body());
   return out;
+}
+
+Response Client::request(std::string_view method, const std::string& target, const std::string& body,
+                         std::string_view content_type, std::chrono::milliseconds timeout) {
+  // A reused connection the server closed just as it was taken fails before any response: an idempotent request
+  // is sent again on a new one (as Go's http.Transport retries). A POST is not, since the server may have acted
+  // on it; its callers retry as they would after any failure.
+  const bool may_resend = method != "POST";
+  for (int attempt = 0;; ++attempt) {
+    Response out;
+    std::unique_ptr<Call> call = connection(timeout, out.error);
+    if (!call) return out;
+    bool keep_alive = false;
+    out = send(*call, method, target, body, content_type, timeout, keep_alive);
+    if (out.status == 0 && call->reused && may_resend && attempt == 0) continue;
+    if (out.status != 0 && keep_alive) keep_idle(std::move(call));
+    return out;
+  }
 }
 
 Response Client::stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
@@ -205,6 +261,7 @@ Response Client::stream(const std::string& target, const std::function<bool(std:
                         const std::function<void()>& on_open) {
   Response out;
   Call call(*tls_);
+  ++connections_opened_;
   call.stop = stop;
   const auto connect_timeout = std::min<std::chrono::milliseconds>(idle_timeout, std::chrono::seconds(10));
   if (!call.connect(config_, connect_timeout, out.error)) return out;

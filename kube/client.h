@@ -1,6 +1,7 @@
 // Talks HTTPS to the API server (Boost.Beast over OpenSSL). Every call has a deadline, and a long read (a watch)
-// can be stopped from another thread; nothing here blocks forever. One connection per call: calls are rare
-// (watches are long-lived, writes follow changes), and it keeps the client safe to share between threads.
+// can be stopped from another thread; nothing here blocks forever. Safe to share between threads: each call holds
+// a connection of its own. Requests reuse idle keep-alive connections, as Go's http.Transport does, because at
+// scale a TLS handshake per write costs more CPU than the write (tests/bench/scale); a watch has its own.
 #pragma once
 
 #include <atomic>
@@ -8,8 +9,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kube/config.h"
 
@@ -44,13 +47,24 @@ class Client {
                   const std::function<void()>& on_open = {});
 
   const Config& config() const { return config_; }
+  // Connections opened so far (a figure for tests and benchmarks: reuse keeps it low).
+  size_t connections_opened() const { return connections_opened_.load(); }
 
  private:
   Client(Config config, std::shared_ptr<boost::asio::ssl::context> tls);
   struct Call;
+  // An idle connection the server has not closed, or a new one (connected; nullptr with `error` on failure).
+  std::unique_ptr<Call> connection(std::chrono::milliseconds timeout, std::string& error);
+  void keep_idle(std::unique_ptr<Call> call);
+  Response send(Call& call, std::string_view method, const std::string& target, const std::string& body,
+                std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive);
+
   Config config_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
   TokenSource token_;
+  std::mutex idle_mutex_;
+  std::vector<std::unique_ptr<Call>> idle_;  // most recently used last
+  std::atomic<size_t> connections_opened_{0};
 };
 
 // Percent-encodes a query value (label selectors have '=' and ',').

@@ -37,6 +37,7 @@ struct Shared {
   TlsContexts& tls;
   Metrics& metrics;
   const Logger& log;
+  std::atomic<bool> terminating{false};  // signalled: in the shutdown delay, then draining
   std::atomic<bool> draining{false};
   std::atomic<size_t> connections{0};
   std::mutex sessions_mutex;
@@ -47,7 +48,7 @@ struct Shared {
 PlainAnswer probe_or_metrics(const Shared& shared, std::string_view path) {
   if (path == "/healthz") return {200, "ok\n"};
   if (path == "/readyz") {
-    const bool ready = shared.state.ready() && !shared.draining;
+    const bool ready = shared.state.ready() && !shared.terminating;
     return {ready ? 200u : 503u, ready ? "ok\n" : "not ready\n"};
   }
   if (path == "/metrics") return {200, shared.metrics.render(), "text/plain; version=0.0.4; charset=utf-8"};
@@ -153,7 +154,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void handle(http::request<http::string_body> req) {
     auto started = Clock::now();
-    const bool keep_alive = req.keep_alive() && !shared_.draining;
+    const bool keep_alive = req.keep_alive() && !shared_.terminating;
     const unsigned version = req.version();
     const auto target = req.target();
     std::string_view path(target.data(), target.size());
@@ -279,6 +280,21 @@ struct Server::Impl {
         reload_timer(control),
         drain_timer(control) {}
 
+  // SIGTERM or SIGINT, on the control strand: the shutdown delay, then the drain; a second signal drains at once.
+  void wait_for_signal() {
+    signals.async_wait([this](beast::error_code ec, int) {
+      if (ec) return;
+      if (shared.terminating.exchange(true) || shared.options.shutdown_delay.count() == 0) return drain();
+      shared.log.log(LogLevel::Info, "terminating: not ready, serving until the endpoints drop this replica",
+                     {{"delayMs", std::to_string(shared.options.shutdown_delay.count())}});
+      delay_timer.expires_after(shared.options.shutdown_delay);
+      delay_timer.async_wait([this](beast::error_code e) {
+        if (!e) drain();
+      });
+      wait_for_signal();
+    });
+  }
+
   void accept() {
     acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
       if (ec) {
@@ -337,7 +353,10 @@ struct Server::Impl {
   }
 
   void drain() {
+    shared.terminating = true;
     if (shared.draining.exchange(true)) return;
+    delay_timer.cancel();
+    signals.cancel();  // nothing left to wait for: the io threads return once the connections are gone
     shared.log.log(LogLevel::Info, "draining: finishing requests in flight");
     // Each acceptor is closed on its own strand: never beside the accept handler that re-arms it.
     for (tcp::acceptor* a : {&acceptor, &metrics_acceptor})
@@ -383,7 +402,7 @@ struct Server::Impl {
   tcp::acceptor acceptor, metrics_acceptor;
   PlainHandler metrics_handler = [this](std::string_view path) { return probe_or_metrics(shared, path); };
   net::signal_set signals;
-  net::steady_timer reload_timer, drain_timer, drain_poll_timer{control};
+  net::steady_timer reload_timer, drain_timer, drain_poll_timer{control}, delay_timer{control};
 };
 
 Server::Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)
@@ -421,9 +440,7 @@ int Server::run(const std::function<void(uint16_t, uint16_t)>& on_listening) {
   if (metrics_port && !listen_on(s.metrics_acceptor, o.metrics_address, o.metrics_port, s.shared.log)) return 1;
   s.shared.metrics.set_definitions(s.shared.state.current().catalog->size());
   s.shared.metrics.set_certificate_expiry(s.shared.tls.certificate_expiry());
-  s.signals.async_wait([&s](beast::error_code ec2, int) {
-    if (!ec2) s.drain();
-  });
+  s.wait_for_signal();
   s.accept();
   if (metrics_port) serve_plain_http(s.metrics_acceptor, s.metrics_handler, o.read_timeout);
   s.schedule_reload();

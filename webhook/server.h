@@ -25,7 +25,11 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60'000};  // waiting for the next request on a kept-alive connection
   std::chrono::milliseconds write_timeout{10'000};
   size_t max_connections = 4096;
-  std::chrono::milliseconds drain_timeout{20'000};   // on SIGTERM, how long in-flight requests may take
+  std::chrono::milliseconds drain_timeout{20'000};  // on SIGTERM, how long in-flight requests may take
+  // On SIGTERM, how long to go on serving before the drain: not ready, and each answer closing its connection, so
+  // that callers move to the other replicas while the endpoints drop this one (as kube-apiserver's
+  // --shutdown-delay-duration). A second signal drains at once.
+  std::chrono::milliseconds shutdown_delay{0};
   std::chrono::milliseconds reload_interval{1'000};  // how often files are checked for changes
 };
 
@@ -34,7 +38,8 @@ class Server {
   Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log);
   ~Server();
   // Listens; calls `on_listening(port, metrics_port)` once bound (metrics_port 0 when there is none), then serves
-  // until SIGTERM/SIGINT and drains. Returns 0 after a clean drain, 1 if it could not listen.
+  // until SIGTERM/SIGINT, waits out the shutdown delay and drains. Returns 0 after a clean drain, 1 if it could not
+  // listen.
   int run(const std::function<void(uint16_t port, uint16_t metrics_port)>& on_listening = {});
 
  private:

@@ -14,11 +14,13 @@ free_port() {
 }
 
 # start DIR NAME COMMAND...: in its own session (down.sh stops its whole process group), logs in DIR/logs/NAME.log,
-# PID in DIR/pids/NAME.
+# PID in DIR/pids/NAME, the command in DIR/commands/NAME (restart.sh runs it again).
 start() {
   local dir=$1 name=$2
   shift 2
-  setsid "$@" > "$dir/logs/$name.log" 2>&1 < /dev/null &
+  mkdir -p "$dir/commands"
+  printf '%q ' "$@" > "$dir/commands/$name"
+  setsid "$@" >> "$dir/logs/$name.log" 2>&1 < /dev/null &
   echo $! > "$dir/pids/$name"
 }
 

@@ -11,7 +11,10 @@
 namespace wm::test {
 
 TcpProxy::TcpProxy(std::string target_host, uint16_t target_port)
-    : host_(std::move(target_host)), target_port_(target_port) {
+    : TcpProxy(std::move(target_host), std::vector<uint16_t>{target_port}) {}
+
+TcpProxy::TcpProxy(std::string target_host, std::vector<uint16_t> target_ports)
+    : host_(std::move(target_host)), target_ports_(std::move(target_ports)) {
   listen_on(0);
 }
 
@@ -70,17 +73,37 @@ void TcpProxy::accept_loop(int listener) {
   close(listener);
 }
 
-void TcpProxy::pump(int client) {
+void TcpProxy::set_targets(std::vector<uint16_t> ports) {
+  std::lock_guard lock(mutex_);
+  target_ports_ = std::move(ports);
+}
+
+// A connected socket to the next target, or -1 when it refuses: as kube-proxy, which picks an endpoint and does not
+// try another, so a caller sees a replica that is gone until the endpoints drop it.
+int TcpProxy::connect_upstream() {
+  uint16_t port;
+  {
+    std::lock_guard lock(mutex_);
+    if (target_ports_.empty()) return -1;
+    port = target_ports_[next_target_++ % target_ports_.size()];
+  }
   int upstream = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_port = htons(target_port_);
+  addr.sin_port = htons(port);
   inet_pton(AF_INET, host_.c_str(), &addr.sin_addr);
-  {
+  if (connect(upstream, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return upstream;
+  close(upstream);
+  return -1;
+}
+
+void TcpProxy::pump(int client) {
+  const int upstream = connect_upstream();
+  if (upstream >= 0) {
     std::lock_guard lock(mutex_);
     sockets_.push_back(upstream);
   }
-  if (connect(upstream, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+  if (upstream >= 0) {
     pollfd fds[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
     char buffer[16384];
     while (!cut_) {
@@ -95,7 +118,7 @@ void TcpProxy::pump(int client) {
     }
   }
   shutdown(client, SHUT_RDWR);
-  shutdown(upstream, SHUT_RDWR);
+  if (upstream >= 0) shutdown(upstream, SHUT_RDWR);
 }
 
 }  // namespace wm::test

@@ -258,6 +258,40 @@ TEST_CASE("SIGTERM: the request in flight finishes, then the server exits 0") {
   CHECK_THAT(server.log(), Catch::Contains("stopped"));
 }
 
+TEST_CASE("SIGTERM with a shutdown delay: not ready, still answering new connections and closing each, then exit 0") {
+  ServerProcess server({"--shutdown-delay-ms", "1500"});
+  CHECK(HttpsClient(server.port()).get("/readyz").status == 200);
+  const auto signalled = std::chrono::steady_clock::now();
+  REQUIRE(kill(server.pid(), SIGTERM) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // A caller the endpoints have not yet moved is still answered, and told to close: its next request opens a
+  // connection the Service sends elsewhere.
+  auto connection = tls_connect(server.port());
+  const std::string body = jobset_review("during-delay");
+  net::write(*connection, net::buffer("POST /mutate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                      "Content-Length: " +
+                                      std::to_string(body.size()) + "\r\n\r\n" + body));
+  boost::beast::flat_buffer buffer;
+  boost::beast::http::response<boost::beast::http::string_body> res;
+  boost::beast::http::read(*connection, buffer, res);
+  CHECK(res.result_int() == 200);
+  CHECK(parse_answer(res.body()).uid == "during-delay");
+  CHECK_FALSE(res.keep_alive());
+  CHECK(HttpsClient(server.port()).get("/readyz").status == 503);
+  CHECK(server.wait_exit(10) == 0);
+  CHECK(std::chrono::steady_clock::now() - signalled >= std::chrono::milliseconds(1400));
+  CHECK_THAT(server.log(), Catch::Contains("terminating: not ready"));
+  CHECK_THAT(server.log(), Catch::Contains("stopped"));
+}
+
+TEST_CASE("a second SIGTERM in the shutdown delay drains at once") {
+  ServerProcess server({"--shutdown-delay-ms", "60000"});
+  REQUIRE(kill(server.pid(), SIGTERM) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(server.running());
+  CHECK(server.stop(10) == 0);  // SIGTERM again
+}
+
 namespace {
 
 void raise_fd_limit() {

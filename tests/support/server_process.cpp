@@ -88,14 +88,32 @@ ServerProcess::~ServerProcess() {
   if (pid_ > 0) stop(5);
 }
 
+namespace {
+
+int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+}  // namespace
+
 bool ServerProcess::running() {
   if (pid_ <= 0) return false;
   int status;
-  return waitpid(pid_, &status, WNOHANG) == 0;
+  if (waitpid(pid_, &status, WNOHANG) == 0) return true;
+  exit_status_ = exit_code(status);
+  pid_ = -1;
+  return false;
+}
+
+int ServerProcess::wait_exit(int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (running()) {
+    if (std::chrono::steady_clock::now() > deadline) return -2;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return exit_status_;
 }
 
 int ServerProcess::stop(int seconds) {
-  if (pid_ <= 0) return -1;
+  if (pid_ <= 0) return exit_status_;
   kill(pid_, SIGTERM);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   int status = 0;
@@ -109,7 +127,7 @@ int ServerProcess::stop(int seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   pid_ = -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_status_ = exit_code(status);
 }
 
 std::string ServerProcess::log() const { return read_file(log_file_); }

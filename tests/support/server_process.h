@@ -28,14 +28,17 @@ class ServerProcess {
   ~ServerProcess();
   uint16_t port() const { return port_; }
   pid_t pid() const { return pid_; }
-  // SIGTERM, then the exit status (or -1 if it had to be killed after `seconds`).
+  // SIGTERM, then the exit status (or -1 if it had to be killed after `seconds`); an exited one's status.
   int stop(int seconds = 30);
+  // Without a signal: the exit status once it exits, or -2 if it still runs after `seconds`.
+  int wait_exit(int seconds);
   bool running();
   std::string log() const;                               // what it wrote on stderr
   const std::string& banner() const { return banner_; }  // what it wrote on stdout when ready
 
  private:
   pid_t pid_ = -1;
+  int exit_status_ = -1;  // 128 + the signal when a signal ended it
   uint16_t port_ = 0;
   std::string log_file_, banner_;
 };

@@ -14,7 +14,9 @@
 #include "kube/config.h"
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
+#include "kube/trim.h"
 #include "mapper/catalog/definition_loader.h"
+#include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 #include "webhook/state_store.h"
 
@@ -266,6 +268,68 @@ TEST_CASE("the work queue: each key once however often added, in due order, retr
   });
   CHECK_FALSE(queue.next(key, stop));
   stopper.join();
+}
+
+TEST_CASE("the work queue gives a key to one worker at a time, and a key added again meanwhile comes back after done") {
+  controllers::WorkQueue queue;
+  std::atomic<bool> stop{false};
+  queue.add("a");
+  std::string key;
+  REQUIRE(queue.next(key, stop));
+  REQUIRE(key == "a");
+  queue.add("a");  // changed while a worker reconciles it
+  queue.add("b");
+  REQUIRE(queue.next(key, stop));
+  CHECK(key == "b");  // not "a": its worker is not done
+  std::thread worker([&] {
+    const controllers::WorkQueue::Holding holding(queue, "a");
+    std::this_thread::sleep_for(100ms);
+  });
+  const auto started = std::chrono::steady_clock::now();
+  REQUIRE(queue.next(key, stop));
+  CHECK(key == "a");
+  CHECK(std::chrono::steady_clock::now() - started >= 90ms);
+  worker.join();
+}
+
+TEST_CASE("a watch cache keeps objects without metadata.managedFields, and everything else as it was") {
+  simdjson::dom::parser parser;
+  const std::string object =
+      R"({"apiVersion":"v1","kind":"X","metadata":{"name":"a","managedFields":[{"manager":"kubectl"}],)"
+      R"("labels":{"k":"v \"q\""}},"spec":{"n":1.5,"l":[true,null]},"status":{"managedFields":1}})";
+  CHECK(kube::without_managed_fields(parser.parse(object)) ==
+        R"({"apiVersion":"v1","kind":"X","metadata":{"name":"a","labels":{"k":"v \"q\""}},)"
+        R"("spec":{"n":1.5,"l":[true,null]},"status":{"managedFields":1}})");
+  CHECK(kube::without_managed_fields(parser.parse(std::string(R"({"metadata":"odd"})"))) == R"({"metadata":"odd"})");
+  CHECK(kube::without_managed_fields(parser.parse(std::string("[1]"))) == "[1]");
+}
+
+TEST_CASE("a client reuses its idle connections, across threads, and opens a new one only when all are busy") {
+  test::ServerProcess server;  // any HTTPS server that keeps connections alive will do: the webhook's /healthz
+  kube::Config config;
+  config.host = "127.0.0.1";
+  config.port = std::to_string(server.port());
+  config.tls_server_name = "127.0.0.1";
+  config.ca_pem = test::read_file(test::test_certificates().ca);
+  std::string error;
+  auto client = kube::Client::make(config, error);
+  REQUIRE(client);
+  for (int i = 0; i < 20; ++i) REQUIRE(client->request("GET", "/healthz").status == 200);
+  CHECK(client->connections_opened() == 1);
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) ok += client->request("GET", "/healthz").status == 200;
+    });
+  for (auto& t : threads) t.join();
+  CHECK(ok == 40);
+  CHECK(client->connections_opened() <= 5);
+  // A server that went away: the idle connections are seen closed, and the next request fails at once.
+  server.stop();
+  const auto started = std::chrono::steady_clock::now();
+  CHECK(client->request("GET", "/healthz", {}, kube::kJson, 2s).status == 0);
+  CHECK(std::chrono::steady_clock::now() - started < 1s);
 }
 
 TEST_CASE("query values are percent-encoded") {

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The scale benchmark (scale_bench) at the sizes given, each on a scheduler bed of its own (tests/cluster/fixture.sh
+# in a temporary folder, stopped after), so that one size's leftovers never weigh on the next.
+#   tests/bench/scale/run.sh [SIZE...]      default: 1000 2000
+# Needs the build (build/tests/scale_bench) and tests/cluster/build.sh's binaries. Prints each size's figures.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+export WM_CLUSTER_BIN=${WM_CLUSTER_BIN:-$root/build/cluster/bin}
+export WM_CRDS_DIR=${WM_CRDS_DIR:-$root/../shared/crds}
+bench=${WM_SCALE_BENCH:-$root/build/tests/scale_bench}
+[[ -x $bench ]] || { echo "run.sh: $bench is missing: build the project first" >&2; exit 1; }
+sizes=("$@")
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(1000 2000)
+for size in "${sizes[@]}"; do
+  bed=$(mktemp -d /tmp/wm-scale-XXXXXX)
+  trap '"$root/tests/cluster/fixture.sh" down "$bed" >/dev/null 2>&1 || true' EXIT
+  "$root/tests/cluster/fixture.sh" up "$bed" --lws-gang-scheduling volcano >"$bed.up.log" 2>&1 ||
+    { cat "$bed.up.log" >&2; exit 1; }
+  # Time for the scheduler and the garbage collector: about 20 pods a second each on 2 cores (the controller
+  # manager's default client rate).
+  WM_CLUSTER_DIR=$bed "$bench" --workloads "$size" --pods-timeout $((120 + size * 5 / 10)) || status=$?
+  "$root/tests/cluster/fixture.sh" down "$bed" >/dev/null 2>&1 || true
+  trap - EXIT
+  rm -rf "$bed" "$bed.up.log"
+  [[ ${status:-0} -eq 0 ]] || exit "$status"
+done
