@@ -1,6 +1,6 @@
 // What a watch cache keeps of an object. metadata.managedFields (server-side apply's field ownership) is often as
-// large as the spec and no definition or profile reads it, so caches drop it, as client-go's informers are told to
-// with a TransformFunc (k8s.io/client-go/tools/cache, "TransformStripManagedFields").
+// large as the spec and no definition or profile reads it, so caches drop it: controller-runtime's
+// cache.TransformStripManagedFields, kube-scheduler's informers, YuniKorn's k8shim since YUNIKORN-3447.
 #pragma once
 
 #include <simdjson.h>

@@ -5,6 +5,8 @@
 # tests/cluster/nodes.sh adds fake nodes (the node lifecycle controller lifts their not-ready taint once KWOK makes
 # them Ready) and tests/cluster/scheduler.sh a scheduler.
 #   tests/cluster/up.sh DIR
+# WM_KCM_QPS: the controller manager's API client rate (default 20, upstream's; the scale benchmark uses 100, as
+# Kubernetes' own scalability tests do, so that the Job controller and the garbage collector keep up).
 # DIR holds the state, the logs (DIR/logs), the PIDs (DIR/pids), self-made certificates (DIR/pki: a CA, the API
 # server's serving certificate, the service-account key pair, an admin client certificate, a loopback serving
 # certificate for operators' webhooks in DIR/pki/webhooks) and DIR/kubeconfig.
@@ -99,7 +101,8 @@ start "$dir" kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig "$dir/kubeconfig" --secure-port 0 --leader-elect=false \
   --controllers garbage-collector-controller,node-lifecycle-controller,job-controller,cronjob-controller,deployment-controller,replicaset-controller,statefulset-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller \
   --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
-  --use-service-account-credentials=false --v 1
+  --use-service-account-credentials=false --v 1 \
+  --kube-api-qps "${WM_KCM_QPS:-20}" --kube-api-burst "$((${WM_KCM_QPS:-20} * 3 / 2))"
 
 kubectl() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
 alive() { for p in "$dir"/pids/*; do kill -0 "$(cat "$p")" 2>/dev/null || fail "$(basename "$p") exited"; done; }
