@@ -345,10 +345,12 @@ bool PodGroupController::reconcile_one(const std::string& key) {
       }
       found->insert(owned->begin(), owned->end());
     }
-    std::set<std::string> paths;
-    for (const auto& [path, resource] : resources) paths.insert(path);
     std::string problem;
-    if (!found) found = existing(uid, paths, problem);
+    if (!found) {
+      std::set<std::string> paths;
+      for (const auto& [path, resource] : resources) paths.insert(path);
+      found = existing(uid, paths, problem);
+    }
     if (!found) {  // what to delete is unknown: look again on the retry
       log_.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
                {{"workload", key}, {"problem", problem}});

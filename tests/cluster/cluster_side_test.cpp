@@ -58,15 +58,6 @@ std::vector<std::string> cluster_args(const std::string& kubeconfig, const std::
   return {"--kubeconfig", kubeconfig, "--identity", identity, "--log-level", "debug"};
 }
 
-long long metric(uint16_t port, const std::string& series) {
-  HttpsClient client(port);
-  const std::string text = client.get("/metrics").body;
-  const size_t at = text.find("\n" + series + " ");
-  return at == std::string::npos ? -1 : std::stoll(text.substr(at + series.size() + 2));
-}
-
-bool ready(uint16_t port) { return HttpsClient(port).get("/readyz").status == 200; }
-
 simdjson::dom::element object(simdjson::dom::parser& parser, const std::string& json) {
   simdjson::dom::element e;
   REQUIRE(parser.parse(json).get(e) == simdjson::SUCCESS);

@@ -226,6 +226,14 @@ long long RegisteredWebhook::requests(const std::string& endpoint, const std::st
   return total;
 }
 
+long long metric(uint16_t port, const std::string& series) {
+  const std::string text = HttpsClient(port).get("/metrics").body;
+  const size_t at = text.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + series.size() + 2));
+}
+
+bool ready(uint16_t port) { return HttpsClient(port).get("/readyz").status == 200; }
+
 bool eventually(const std::function<bool()>& check, std::chrono::milliseconds timeout,
                 std::chrono::milliseconds every) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

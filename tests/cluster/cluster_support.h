@@ -66,6 +66,11 @@ class RegisteredWebhook {
   ServerProcess server_;
 };
 
+// One series of a webhook's /metrics (a name with its labels, as printed), or -1 when it has none.
+long long metric(uint16_t port, const std::string& series);
+// Whether a webhook's /readyz answers 200.
+bool ready(uint16_t port);
+
 // Repeats `check` until it is true or `timeout` passes; returns its last answer.
 bool eventually(const std::function<bool()>& check, std::chrono::milliseconds timeout,
                 std::chrono::milliseconds every = std::chrono::milliseconds(200));

@@ -35,12 +35,6 @@ void restart(const std::string& process, const std::vector<std::string>& how) {
   REQUIRE(r.status == 0);
 }
 
-long long metric(uint16_t port, const std::string& series) {
-  const std::string text = HttpsClient(port).get("/metrics").body;
-  const size_t at = text.find("\n" + series + " ");
-  return at == std::string::npos ? -1 : std::stoll(text.substr(at + series.size() + 2));
-}
-
 bool watches_up(uint16_t port) {
   return metric(port, "workload_map_watch_up{resource=\"jobsets.jobset.x-k8s.io\"}") == 1 &&
          metric(port, "workload_map_watch_up{resource=\"pytorchjobs.kubeflow.org\"}") == 1;
@@ -114,8 +108,6 @@ std::unique_ptr<ServerProcess> replica(const std::string& ns, const std::string&
       "--policy", policy, "--kubeconfig", Cluster::get().kubeconfig(), "--identity", identity, "--lease-namespace",
       "default", "--lease-name", "workload-map-" + ns, "--shutdown-delay-ms", "2000"});
 }
-
-bool ready(uint16_t port) { return HttpsClient(port).get("/readyz").status == 200; }
 
 // Two replicas behind one address, as a Service puts them, sharing one Lease; the leader is killed a third of the
 // way into a storm, with no chance to give the Lease up.
