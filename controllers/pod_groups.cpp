@@ -1,6 +1,5 @@
 #include "controllers/pod_groups.h"
 
-#include <malloc.h>
 #include <simdjson.h>
 
 #include "controllers/cluster_metrics.h"
@@ -394,19 +393,7 @@ void PodGroupController::reconcile(const std::atomic<bool>& stop, const std::ato
         failures = std::min(++failures_[key], 6);
     }
     if (!reconciled) queue_.add(key, std::chrono::seconds(1 << failures));  // 2 s doubling to about a minute
-    if (queue_.size() == 0) trim_memory();
   }
-}
-
-// After a burst (a create storm, a mass delete), the memory its reconciles freed sits in glibc's per-thread arenas;
-// handing it back makes the webhook's RSS follow the workloads it holds (tests/bench/scale). At most every 10 s,
-// and only once the queue is empty, so that it never slows a burst.
-void PodGroupController::trim_memory() {
-  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-  auto last = last_trim_.load();
-  if (now - last < std::chrono::steady_clock::duration(std::chrono::seconds(10)).count()) return;
-  if (!last_trim_.compare_exchange_strong(last, now)) return;  // another worker is at it
-  malloc_trim(0);
 }
 
 }  // namespace wm::controllers

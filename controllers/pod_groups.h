@@ -85,8 +85,6 @@ class PodGroupController {
   std::map<std::string, int> failures_;  // by key, for the retry delay; under applied_mutex_
   WorkQueue queue_;
   OwnedPodGroups owned_;
-  void trim_memory();
-  std::atomic<long long> last_trim_{0};  // steady_clock ticks
 };
 
 }  // namespace wm::controllers

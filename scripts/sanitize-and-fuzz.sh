@@ -21,7 +21,6 @@ cmake -S . -B $build -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Re
   -DWM_SANITIZE=ON -DWM_FUZZ=ON -DWM_CLUSTER_TESTS=OFF "${launcher[@]}" >/dev/null
 cmake --build $build --parallel "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
-export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 ctest --test-dir $build --output-on-failure --timeout 900 -j "$(nproc)"
 
 work=$build/fuzz

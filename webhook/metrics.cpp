@@ -25,17 +25,34 @@ std::string number(double v) {
   return buf;
 }
 
+// The operation and kind labels come from the request, which a client other than the API server can fill with
+// anything. An operation admission does not define, and a kind longer than Kubernetes allows (a DNS label), are
+// counted as "other"; so is every new kind once kMaxRequestSeries series exist. Neither memory nor a scrape then
+// grows with what clients make up.
+constexpr size_t kMaxRequestSeries = 1000;
+constexpr size_t kMaxKindLength = 63;
+
+std::string_view operation_label(std::string_view operation) {
+  for (std::string_view known : {"CREATE", "UPDATE", "DELETE", "CONNECT", ""})
+    if (operation == known) return operation;
+  return "other";
+}
+
 }  // namespace
 
 void Metrics::request(std::string_view endpoint, std::string_view operation, std::string_view kind,
                       std::string_view outcome, double seconds) {
   std::lock_guard lock(mutex_);
-  const LabelViews labels{endpoint, operation, kind, outcome};
+  LabelViews labels{endpoint, operation_label(operation), kind.size() > kMaxKindLength ? "other" : kind, outcome};
   auto counter = requests_.find(labels);
+  if (counter == requests_.end() && requests_.size() >= kMaxRequestSeries) {
+    std::get<2>(labels) = "other";
+    counter = requests_.find(labels);
+  }
   if (counter == requests_.end())
     counter = requests_
-                  .emplace(std::make_tuple(std::string(endpoint), std::string(operation), std::string(kind),
-                                           std::string(outcome)),
+                  .emplace(std::make_tuple(std::string(std::get<0>(labels)), std::string(std::get<1>(labels)),
+                                           std::string(std::get<2>(labels)), std::string(std::get<3>(labels))),
                            0)
                   .first;
   ++counter->second;

@@ -1,5 +1,7 @@
 #include "webhook/server.h"
 
+#include <malloc.h>
+
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -14,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "mapper/json/parser_capacity.h"
 #include "webhook/admission.h"
 #include "webhook/plain_http.h"
 
@@ -169,6 +172,7 @@ class Session : public std::enable_shared_from_this<Session> {
       Endpoint endpoint = path == "/mutate" ? Endpoint::Mutate : Endpoint::Validate;
       shared_.metrics.review_started();
       AdmissionResult result = review(endpoint, req.body(), state, parser);
+      shed_capacity(parser);
       shared_.metrics.review_finished();
       if (!result.message.empty() && shared_.log.enabled(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn))
         shared_.log.log(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn, "admission " + result.outcome,
@@ -278,6 +282,7 @@ struct Server::Impl {
         metrics_acceptor(net::make_strand(ioc)),
         signals(control, SIGINT, SIGTERM),
         reload_timer(control),
+        trim_timer(control),
         drain_timer(control) {}
 
   // SIGTERM or SIGINT, on the control strand: the shutdown delay, then the drain; a second signal drains at once.
@@ -326,6 +331,17 @@ struct Server::Impl {
     });
   }
 
+  // Without it RSS creeps up to a high-water mark per arena: pages freed by large requests, and the gaps that
+  // long-lived allocations leave between short-lived ones. A trim of a 20 MiB heap takes about 100 us.
+  void schedule_trim() {
+    trim_timer.expires_after(shared.options.memory_trim_interval);
+    trim_timer.async_wait([this](beast::error_code ec) {
+      if (ec || shared.draining) return;
+      malloc_trim(0);
+      schedule_trim();
+    });
+  }
+
   void reload() {
     std::string error;
     if (auto tls_result = shared.tls.reload_if_changed(error)) {
@@ -365,6 +381,7 @@ struct Server::Impl {
         a->close(ignored);
       });
     reload_timer.cancel();
+    trim_timer.cancel();
     std::vector<std::shared_ptr<Session>> live;
     {
       std::lock_guard lock(shared.sessions_mutex);
@@ -396,13 +413,13 @@ struct Server::Impl {
   Shared shared;
   unsigned threads;
   net::io_context ioc;
-  // The signal and the reload and drain timers run their handlers here, one at a time: a drain never cancels a
+  // The signal and the reload, trim and drain timers run their handlers here, one at a time: a drain never cancels a
   // timer while another thread re-arms it.
   net::strand<net::io_context::executor_type> control{net::make_strand(ioc)};
   tcp::acceptor acceptor, metrics_acceptor;
   PlainHandler metrics_handler = [this](std::string_view path) { return probe_or_metrics(shared, path); };
   net::signal_set signals;
-  net::steady_timer reload_timer, drain_timer, drain_poll_timer{control}, delay_timer{control};
+  net::steady_timer reload_timer, trim_timer, drain_timer, drain_poll_timer{control}, delay_timer{control};
 };
 
 Server::Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)
@@ -444,6 +461,7 @@ int Server::run(const std::function<void(uint16_t, uint16_t)>& on_listening) {
   s.accept();
   if (metrics_port) serve_plain_http(s.metrics_acceptor, s.metrics_handler, o.read_timeout);
   s.schedule_reload();
+  s.schedule_trim();
   if (on_listening)
     on_listening(s.acceptor.local_endpoint().port(), metrics_port ? s.metrics_acceptor.local_endpoint().port() : 0);
 

@@ -31,6 +31,9 @@ struct ServerOptions {
   // --shutdown-delay-duration). A second signal drains at once.
   std::chrono::milliseconds shutdown_delay{0};
   std::chrono::milliseconds reload_interval{1'000};  // how often files are checked for changes
+  // How often the memory freed since is handed back to the system (malloc_trim): requests of every size, and the
+  // cluster side's bursts, leave free pages in glibc's per-thread arenas, which it keeps otherwise.
+  std::chrono::milliseconds memory_trim_interval{10'000};
 };
 
 class Server {

@@ -27,6 +27,10 @@ std::string plain_scalar(const std::string& s) {
   if (one_of(s, {"", "~", "null", "Null", "NULL"})) return "null";
   if (one_of(s, {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"})) return "true";
   if (one_of(s, {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"})) return "false";
+  // Every number starts with a sign, a digit or a point; the regexes below allocate, and an aliased scalar can be
+  // read a million times.
+  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.'))
+    return json_string(s);
   static const std::regex decimal("[-+]?(0|[1-9][0-9_]*)");
   static const std::regex octal("[-+]?0[0-7_]+|0o[0-7]+");
   static const std::regex hex("0x[0-9a-fA-F_]+");

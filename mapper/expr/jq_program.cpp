@@ -126,6 +126,10 @@ RunStatus run_state(jq_state* jq, size_t index, ObjectDocument& doc, bool paths,
   }
 }
 
+// An error or a halt leaves jq's stack as it stood, for a jq_next that would backtrack on, with references to the
+// object held until the thread's next run. Starting over on null lets them go now.
+void release_input(jq_state* jq) { jq_start(jq, jv_null(), 0); }
+
 std::string function_name(size_t i) { return "wm_e" + std::to_string(i); }
 
 // if-else tree over [lo, hi): log2(n) comparisons per call instead of n.
@@ -227,11 +231,16 @@ EvalResult JqLibrary::run(size_t index, ObjectDocument& doc, bool want_pointers)
   }
   const bool known = index < not_a_path_size_;
   if (want_pointers && !(known && not_a_path_[index].load(std::memory_order_relaxed))) {
-    if (run_state(jq, index, doc, true, result) == RunStatus::Done) return result;
+    const RunStatus status = run_state(jq, index, doc, true, result);
+    if (status == RunStatus::Done) {
+      if (!result.ok()) release_input(jq);
+      return result;
+    }
     if (known) not_a_path_[index].store(true, std::memory_order_relaxed);
   }
   result = EvalResult{};
   run_state(jq, index, doc, false, result);
+  if (!result.ok()) release_input(jq);
   return result;
 }
 

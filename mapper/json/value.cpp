@@ -5,6 +5,7 @@
 #include "mapper/json/jq_input.h"
 #include "mapper/json/json_pointer.h"
 #include "mapper/json/json_writer.h"
+#include "mapper/json/parser_capacity.h"
 
 namespace wm {
 
@@ -79,9 +80,10 @@ ObjectDocument::~ObjectDocument() = default;
 simdjson::dom::element ObjectDocument::adopt(const std::string& json) {
   auto& doc = *adopted_.emplace_back(std::make_unique<simdjson::dom::document>());
   simdjson::dom::element element;
-  if (scratch_parser().parse_into_document(doc, json.data(), json.size()).get(element) != simdjson::SUCCESS)
-    return null_element();
-  return element;
+  const bool parsed =
+      scratch_parser().parse_into_document(doc, json.data(), json.size()).get(element) == simdjson::SUCCESS;
+  shed_capacity(scratch_parser());  // the document keeps its own tape and strings
+  return parsed ? element : null_element();
 }
 
 ObjectDocument::JqInput& ObjectDocument::jq_input() {

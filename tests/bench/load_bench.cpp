@@ -10,33 +10,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <memory>
-#include <optional>
 #include <regex>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/bench/admission_mix.h"
+#include "tests/bench/tls_load.h"
 
 extern char** environ;
-
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace net = boost::asio;
-namespace ssl = net::ssl;
-using tcp = net::ip::tcp;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -48,65 +31,6 @@ struct Options {
   int port = 0;
   std::string ca;
   pid_t pid = 0;
-};
-
-std::string http_request(const std::string& path, const std::string& body) {
-  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
-struct Shared {
-  std::vector<std::string> requests;  // serialized HTTP requests, cycled through
-  std::atomic<long> issued{0};
-  long total = 0;
-  std::atomic<long> errors{0}, non_200{0};
-};
-
-class Connection : public std::enable_shared_from_this<Connection> {
- public:
-  Connection(net::io_context& ioc, ssl::context& ctx, Shared& shared, int port, std::vector<double>& latencies)
-      : stream_(ioc, ctx), shared_(shared), port_(port), latencies_(latencies) {}
-
-  void start() {
-    beast::get_lowest_layer(stream_).async_connect(
-        tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port_)),
-        [self = shared_from_this()](beast::error_code ec) {
-          if (ec) return self->fail();
-          self->stream_.async_handshake(ssl::stream_base::client, [self](beast::error_code ec2) {
-            if (ec2) return self->fail();
-            self->next();
-          });
-        });
-  }
-
- private:
-  void fail() { shared_.errors++; }
-
-  void next() {
-    long n = shared_.issued.fetch_add(1);
-    if (n >= shared_.total) return;
-    const std::string& req = shared_.requests[static_cast<size_t>(n) % shared_.requests.size()];
-    started_ = Clock::now();
-    net::async_write(stream_, net::buffer(req), [self = shared_from_this()](beast::error_code ec, size_t) {
-      if (ec) return self->fail();
-      self->parser_.emplace();
-      self->parser_->body_limit(16 << 20);
-      http::async_read(self->stream_, self->buffer_, *self->parser_, [self](beast::error_code ec2, size_t) {
-        if (ec2) return self->fail();
-        self->latencies_.push_back(std::chrono::duration<double, std::micro>(Clock::now() - self->started_).count());
-        if (self->parser_->get().result_int() != 200) self->shared_.non_200++;
-        self->next();
-      });
-    });
-  }
-
-  beast::ssl_stream<beast::tcp_stream> stream_;
-  beast::flat_buffer buffer_;
-  std::optional<http::response_parser<http::string_body>> parser_;
-  Shared& shared_;
-  int port_;
-  std::vector<double>& latencies_;
-  Clock::time_point started_;
 };
 
 long peak_rss_kib(pid_t pid) {
@@ -148,10 +72,6 @@ pid_t start_server(const Options& o, int& port, std::string& ca) {
   return pid;
 }
 
-double percentile(const std::vector<double>& sorted, double p) {
-  return sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * static_cast<double>(sorted.size())))];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,54 +98,39 @@ int main(int argc, char** argv) {
     }
   }
   const std::string src = WM_SOURCE_DIR, corpus = WM_CORPUS_DIR;
-  Shared shared;
-  shared.total = o.requests;
+  std::vector<std::string> requests;
   for (const auto& entry : wm::bench::admission_mix(src, corpus))
-    shared.requests.push_back(http_request("/mutate", entry.review));
+    requests.push_back(wm::bench::http_post("/mutate", entry.review));
 
   pid_t pid = o.pid;
   bool own_server = o.port == 0;
   if (own_server) pid = start_server(o, o.port, o.ca);
 
-  ssl::context ctx(ssl::context::tls_client);
-  if (!o.ca.empty()) {
-    ctx.load_verify_file(o.ca);
-    ctx.set_verify_mode(ssl::verify_peer);
-  }
-  std::vector<net::io_context> iocs(static_cast<size_t>(o.client_threads));
-  std::vector<std::vector<double>> latencies(static_cast<size_t>(o.connections));
-  for (int i = 0; i < o.connections; ++i)
-    std::make_shared<Connection>(iocs[static_cast<size_t>(i % o.client_threads)], ctx, shared, o.port,
-                                 latencies[static_cast<size_t>(i)])
-        ->start();
-  auto t0 = Clock::now();
-  std::vector<std::thread> threads;
-  for (auto& ioc : iocs) threads.emplace_back([&ioc] { ioc.run(); });
-  for (auto& t : threads) t.join();
-  double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-
-  std::vector<double> all;
-  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  const wm::bench::LoadOptions load{static_cast<uint16_t>(o.port), o.ca, o.connections, o.client_threads};
+  auto result = wm::bench::run_load(load, 0, o.requests,
+                                    [&](long n) { return requests[static_cast<size_t>(n) % requests.size()]; });
+  auto& all = result.latencies_us;
   std::sort(all.begin(), all.end());
+  long non_200 = 0;
+  for (const auto& [status, n] : result.statuses) non_200 += status == 200 ? 0 : n;
   long rss = pid ? peak_rss_kib(pid) : -1;
   std::printf(
       "workload-map load: %ld requests over %d kept-alive TLS connections (%d client thread%s), mix of %zu "
       "AdmissionReviews to /mutate\n",
-      static_cast<long>(all.size()), o.connections, o.client_threads, o.client_threads > 1 ? "s" : "",
-      shared.requests.size());
+      static_cast<long>(all.size()), o.connections, o.client_threads, o.client_threads > 1 ? "s" : "", requests.size());
   if (all.empty()) {
-    std::printf("no request completed (%ld errors)\n", shared.errors.load());
+    std::printf("no request completed (%ld errors)\n", result.transport_errors);
     return 1;
   }
-  std::printf("  throughput  %.0f requests/s\n", static_cast<double>(all.size()) / seconds);
-  std::printf("  latency     p50 %.0f us   p90 %.0f us   p99 %.0f us   max %.0f us\n", percentile(all, 0.5),
-              percentile(all, 0.9), percentile(all, 0.99), all.back());
-  std::printf("  errors      %ld transport, %ld non-200\n", shared.errors.load(), shared.non_200.load());
+  std::printf("  throughput  %.0f requests/s\n", static_cast<double>(all.size()) / result.seconds);
+  std::printf("  latency     p50 %.0f us   p90 %.0f us   p99 %.0f us   max %.0f us\n", wm::bench::percentile(all, 0.5),
+              wm::bench::percentile(all, 0.9), wm::bench::percentile(all, 0.99), all.back());
+  std::printf("  errors      %ld transport, %ld non-200\n", result.transport_errors, non_200);
   if (rss > 0) std::printf("  server peak RSS %.1f MiB\n", static_cast<double>(rss) / 1024.0);
   if (own_server) {
     kill(pid, SIGTERM);
     int status;
     waitpid(pid, &status, 0);
   }
-  return shared.errors || shared.non_200 ? 1 : 0;
+  return result.transport_errors || non_200 ? 1 : 0;
 }

@@ -23,9 +23,9 @@
 
 #include "kube/client.h"
 #include "kube/config.h"
+#include "tests/bench/process_usage.h"
 #include "tests/bench/scale/histogram.h"
 #include "tests/bench/scale/pod_group_watch.h"
-#include "tests/bench/scale/process_usage.h"
 #include "tests/bench/scale/workload_mix.h"
 #include "tests/cluster/scheduler_bed.h"
 #include "tests/support/server_process.h"
@@ -255,7 +255,8 @@ TEST_CASE("scale: workloads created at a fixed rate get their PodGroups, run who
       eventually([&] { return watch.pod_groups() == 0; }, std::chrono::seconds(o.pods_timeout), 2s);
   const double collected_seconds = std::chrono::duration<double>(Clock::now() - delete_start).count();
   CHECK(all_collected);
-  std::this_thread::sleep_for(5s);
+  // At rest: the delete events handled, and the webhook's periodic trim (every 10 s) run since.
+  std::this_thread::sleep_for(11s);
   const wm::bench::ProcessUsage after_delete = wm::bench::process_usage(pid);
   // The namespace goes with the Jobs and pods the garbage collector is still deleting: the next run starts clean.
   Cluster::get().kubectl({"delete", "namespace", ns, "--wait=false"});

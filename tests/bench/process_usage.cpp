@@ -1,4 +1,4 @@
-#include "tests/bench/scale/process_usage.h"
+#include "tests/bench/process_usage.h"
 
 #include <unistd.h>
 

@@ -1,0 +1,36 @@
+#include "webhook/metrics.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+using wm::webhook::Metrics;
+
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The /mutate request counter's line for these labels, with a count of 1.
+std::string series(const std::string& operation, const std::string& kind, const std::string& outcome) {
+  return R"(workload_map_requests_total{endpoint="mutate",operation=")" + operation + R"(",kind=")" + kind +
+         R"(",outcome=")" + outcome + R"("} 1)";
+}
+
+}  // namespace
+
+TEST_CASE("metrics: labels a client makes up are counted as other, so the series stay bounded") {
+  Metrics metrics;
+  metrics.request("mutate", "CREATE", "JobSet", "patched", 0.001);
+  metrics.request("mutate", "PATCH-ME", "JobSet", "skipped", 0.001);
+  metrics.request("mutate", "CREATE", std::string(64, 'K'), "unknown-kind", 0.001);
+  for (int i = 0; i < 5000; ++i) metrics.request("validate", "CREATE", "Kind" + std::to_string(i), "no-rule", 0.001);
+  const std::string text = metrics.render();
+  CHECK(count(text, series("CREATE", "JobSet", "patched")) == 1);
+  CHECK(count(text, series("other", "JobSet", "skipped")) == 1);
+  CHECK(count(text, series("CREATE", "other", "unknown-kind")) == 1);
+  CHECK(count(text, "workload_map_requests_total{") == 1000 + 1);  // the bound, and the one "other" past it
+  CHECK(count(text, R"(kind="other",outcome="no-rule"} 4003)") == 1);
+}
