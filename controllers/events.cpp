@@ -33,6 +33,15 @@ Value& EventCorrelator::Lru<Value>::insert(const std::string& key, Value value) 
   return entries.insert_or_assign(key, std::make_pair(std::move(value), order.begin())).first->second.first;
 }
 
+template <class Value>
+void EventCorrelator::Lru<Value>::erase_prefix(const std::string& prefix) {
+  for (auto it = entries.lower_bound(prefix);
+       it != entries.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
+    order.erase(it->second.second);
+    it = entries.erase(it);
+  }
+}
+
 EventCorrelator::Decision EventCorrelator::observe(const std::string& object, const std::string& event,
                                                    const std::string& new_name, Clock::time_point now) {
   Bucket* bucket = buckets_.find(object);
@@ -53,6 +62,11 @@ void EventCorrelator::forget(const std::string& event) {
     seen_.order.erase(it->second.second);
     seen_.entries.erase(it);
   }
+}
+
+void EventCorrelator::forget_object(const std::string& object_prefix) {
+  buckets_.erase_prefix(object_prefix);
+  seen_.erase_prefix(object_prefix);
 }
 
 EventRecorder::EventRecorder(kube::Client& client, std::string instance, const webhook::Logger& log)
@@ -82,6 +96,10 @@ void EventRecorder::record(const ObjectReference& object, std::string_view type,
   wake_.notify_one();
 }
 
+void EventRecorder::forget(std::string kind, std::string namespace_name, std::string name) {
+  record({"", std::move(kind), std::move(namespace_name), std::move(name), ""}, "", "", "");
+}
+
 void EventRecorder::run() {
   while (true) {
     Pending event;
@@ -99,6 +117,10 @@ void EventRecorder::run() {
 void EventRecorder::write(const Pending& event) {
   const ObjectReference& object = event.object;
   const std::string_view type = event.type, reason = event.reason, message = event.message;
+  if (type.empty()) {
+    correlator_.forget_object(object.kind + "|" + object.namespace_name + "|" + object.name + "|");
+    return;
+  }
   const std::string object_key = object.kind + "|" + object.namespace_name + "|" + object.name + "|" + object.uid;
   const std::string event_key =
       object_key + "|" + std::string(type) + "|" + std::string(reason) + "|" + std::string(message);

@@ -46,6 +46,9 @@ class EventCorrelator {
                    Clock::time_point now);
   // The Event `event` is gone (expired): the next one creates it again.
   void forget(const std::string& event);
+  // Every entry whose object key starts with `object_prefix`: the object is deleted, and no event of it can come
+  // again (a new object of that name has a new uid).
+  void forget_object(const std::string& object_prefix);
 
  private:
   struct Bucket {
@@ -62,6 +65,7 @@ class EventCorrelator {
     std::map<std::string, std::pair<Value, std::list<std::string>::iterator>> entries;
     Value* find(const std::string& key);
     Value& insert(const std::string& key, Value value);
+    void erase_prefix(const std::string& prefix);
   };
   Lru<Bucket> buckets_;
   Lru<Seen> seen_;
@@ -81,11 +85,13 @@ class EventRecorder {
   void warning(const ObjectReference& object, std::string_view reason, std::string_view message) {
     record(object, "Warning", reason, message);
   }
+  // The workload kind/namespace/name is deleted: what the correlator keeps for it goes, in order with its Events.
+  void forget(std::string kind, std::string namespace_name, std::string name);
 
  private:
   struct Pending {
     ObjectReference object;
-    std::string type, reason, message;
+    std::string type, reason, message;  // no type: forget the object
   };
   void record(const ObjectReference& object, std::string_view type, std::string_view reason, std::string_view message);
   void write(const Pending& event);

@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <tuple>
+
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
@@ -227,6 +229,20 @@ std::optional<std::set<std::pair<std::string, std::string>>> PodGroupController:
   return out;
 }
 
+namespace {
+
+// A workload's key, [group/]kind|namespace/name, as kind, namespace and name; empty when it is not one.
+std::tuple<std::string, std::string, std::string> split_key(const std::string& key) {
+  const size_t bar = key.find('|');
+  const size_t slash = bar == std::string::npos ? std::string::npos : key.find('/', bar);
+  if (slash == std::string::npos) return {};
+  const size_t group_end = key.rfind('/', bar);
+  const size_t kind_at = group_end == std::string::npos ? 0 : group_end + 1;
+  return {key.substr(kind_at, bar - kind_at), key.substr(bar + 1, slash - bar - 1), key.substr(slash + 1)};
+}
+
+}  // namespace
+
 bool PodGroupController::reconcile_one(const std::string& key) {
   std::string json;
   {
@@ -235,9 +251,12 @@ bool PodGroupController::reconcile_one(const std::string& key) {
     if (it != objects_.end()) json = it->second;
   }
   if (json.empty()) {
-    std::lock_guard lock(applied_mutex_);
-    applied_.erase(key);  // deleted: its PodGroups go with it (owner references)
-    failures_.erase(key);
+    {
+      std::lock_guard lock(applied_mutex_);
+      applied_.erase(key);  // deleted: its PodGroups go with it (owner references)
+      failures_.erase(key);
+    }
+    if (auto [kind, namespace_name, name] = split_key(key); !kind.empty()) events_.forget(kind, namespace_name, name);
     return true;
   }
   simdjson::dom::parser parser;

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "webhook/process_metrics.h"
+
 namespace wm::webhook {
 
 namespace {
@@ -174,6 +176,7 @@ std::string Metrics::render() const {
   out += "# HELP workload_map_tls_handshake_failures_total Connections that failed TLS, or spoke plain HTTP.\n";
   out += "# TYPE workload_map_tls_handshake_failures_total counter\n";
   out += "workload_map_tls_handshake_failures_total " + std::to_string(tls_failures_.load()) + "\n";
+  out += render_process_metrics();
   return out;
 }
 

@@ -53,6 +53,13 @@ const std::map<std::string, PodGroupResource> kPodGroups = {
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
+// workload_map_heap_WHICH_bytes (allocated or free) in a /metrics text, in MiB; -1 when it is missing.
+double heap_mib(const std::string& metrics, const std::string& which) {
+  const std::string name = "\nworkload_map_heap_" + which + "_bytes ";
+  const size_t at = metrics.find(name);
+  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + name.size())) / (1 << 20);
+}
+
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -258,6 +265,7 @@ TEST_CASE("scale: workloads created at a fixed rate get their PodGroups, run who
   // At rest: the delete events handled, and the webhook's periodic trim (every 10 s) run since.
   std::this_thread::sleep_for(11s);
   const wm::bench::ProcessUsage after_delete = wm::bench::process_usage(pid);
+  const std::string webhook_deleted = webhook_metrics();
   // The namespace goes with the Jobs and pods the garbage collector is still deleting: the next run starts clean.
   Cluster::get().kubectl({"delete", "namespace", ns, "--wait=false"});
   const bool namespace_gone = eventually(
@@ -311,6 +319,12 @@ TEST_CASE("scale: workloads created at a fixed rate get their PodGroups, run who
   CHECK(delete_failures == 0);
   out << format("  deleted: every PodGroup gone %.1f s after the first delete; webhook RSS %.1f MiB (%+.1f from 0)\n",
                 collected_seconds, after_delete.rss_mib, after_delete.rss_mib - base.usage.rss_mib);
+  // RSS counts free memory the allocator keeps too; what the program itself still holds is the heap in use.
+  out << format("  webhook heap in use (free in the heap): %.1f MiB (%.1f) at 0, %.1f (%.1f) with every pod running, ",
+                heap_mib(webhook_before, "allocated"), heap_mib(webhook_before, "free"),
+                heap_mib(webhook_after, "allocated"), heap_mib(webhook_after, "free"))
+      << format("%.1f (%.1f) after the delete\n", heap_mib(webhook_deleted, "allocated"),
+                heap_mib(webhook_deleted, "free"));
   std::cout << out.str() << std::flush;
 }
 

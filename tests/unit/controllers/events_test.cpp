@@ -46,3 +46,19 @@ TEST_CASE("the correlator remembers at most 4096 events and objects") {
   CHECK(correlator.observe("o0", "e0", "n0.again", t).name == "n0.again");
   CHECK(correlator.observe("o4096", "e4096", "x", t).action == Action::Count);
 }
+
+TEST_CASE("a deleted object's entries go, and only its own") {
+  EventCorrelator correlator;
+  const auto t = EventCorrelator::Clock::now();
+  for (const std::string name : {"job-1", "job-10"}) {
+    const std::string object = "Job|ns|" + name + "|uid-" + name;
+    for (int i = 0; i < 25; ++i) correlator.observe(object, object + "|Normal|Made|it", name + ".1", t);
+    CHECK(correlator.observe(object, object + "|Normal|Made|it", "x", t).action == Action::Drop);  // bucket empty
+  }
+  correlator.forget_object("Job|ns|job-1|");
+  // job-1's bucket and Event are gone: a full bucket and a new Event; job-10 is still held back.
+  CHECK(correlator.observe("Job|ns|job-1|uid-job-1", "Job|ns|job-1|uid-job-1|Normal|Made|it", "job-1.2", t).name ==
+        "job-1.2");
+  CHECK(correlator.observe("Job|ns|job-10|uid-job-10", "Job|ns|job-10|uid-job-10|Normal|Made|it", "y", t).action ==
+        Action::Drop);
+}

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 using wm::webhook::Metrics;
 
@@ -33,4 +34,27 @@ TEST_CASE("metrics: labels a client makes up are counted as other, so the series
   CHECK(count(text, series("CREATE", "other", "unknown-kind")) == 1);
   CHECK(count(text, "workload_map_requests_total{") == 1000 + 1);  // the bound, and the one "other" past it
   CHECK(count(text, R"(kind="other",outcome="no-rule"} 4003)") == 1);
+}
+
+namespace {
+
+// The value of an unlabelled series in `text`, or -1.
+double series_value(const std::string& text, const std::string& name) {
+  const size_t at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+}
+
+}  // namespace
+
+TEST_CASE("metrics: the process's memory, CPU and descriptors, and what the heap holds") {
+  Metrics metrics;
+  const std::string before = metrics.render();
+  CHECK(series_value(before, "process_resident_memory_bytes") > 1 << 20);
+  CHECK(series_value(before, "process_cpu_seconds_total") > 0);
+  CHECK(series_value(before, "process_open_fds") >= 3);
+  CHECK(series_value(before, "workload_map_heap_free_bytes") >= 0);
+  const double allocated = series_value(before, "workload_map_heap_allocated_bytes");
+  std::vector<char> held(8 << 20, 'x');
+  CHECK(series_value(metrics.render(), "workload_map_heap_allocated_bytes") >= allocated + (8 << 20));
+  CHECK(held.back() == 'x');
 }
