@@ -112,7 +112,8 @@ void TcpProxy::pump(int client) {
       for (int i = 0; i < 2 && !done; ++i) {
         if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
         ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-        done = n <= 0 || write(fds[1 - i].fd, buffer, static_cast<size_t>(n)) != n;
+        // MSG_NOSIGNAL: a peer that has closed ends this pair of connections, not the test (SIGPIPE).
+        done = n <= 0 || send(fds[1 - i].fd, buffer, static_cast<size_t>(n), MSG_NOSIGNAL) != n;
       }
       if (done) break;
     }
