@@ -58,6 +58,10 @@ std::string task_groups_json(const std::vector<GangMember>& members, simdjson::d
   }
   std::string out = "[";
   for (const auto& t : groups) {
+    // YuniKorn refuses a task group of minMember 0, and with it the app's whole gang (yunikorn-k8shim
+    // GetTaskGroupsFromAnnotation: "can't get taskGroup MinMember"). Pods that need no placeholder keep naming their
+    // group, as the Spark operator's executors do when it leaves theirs out (internal/scheduler/yunikorn).
+    if (t.min_member <= 0) continue;
     if (out.size() > 1) out.push_back(',');
     out += "{\"name\":";
     append_json_string(out, t.instance->id);

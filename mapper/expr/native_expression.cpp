@@ -807,6 +807,17 @@ class Evaluator {
   }
 
   bool keys(bool sorted, const Value& base, Emit emit) {
+    simdjson::dom::array array;
+    if (!base.computed && base.element.get_array().get(array) == simdjson::SUCCESS) {
+      // An array's keys are its indices, as in jq (f_keys).
+      for (size_t i = 0, n = array.size(); i < n; ++i) {
+        Value v;
+        v.computed = true;
+        v.number = static_cast<double>(i);
+        if (!emit(std::move(v))) return false;
+      }
+      return true;
+    }
     simdjson::dom::object object;
     if (base.computed || base.element.get_object().get(object) != simdjson::SUCCESS)
       return fail(std::string(type_name(base)) + " has no keys");

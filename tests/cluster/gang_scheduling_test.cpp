@@ -330,3 +330,42 @@ TEST_CASE("coscheduling: a Kubeflow training job's minAvailable starts its minim
 TEST_CASE("yunikorn: a Kubeflow training job's minAvailable starts its minimum of pods") {
   for (const auto& job : kTrainingJobs) training_minimum_starts("yunikorn", job);
 }
+
+// A Volcano Job of a ps and 4 workers of 4 GPUs each with minAvailable 3, on 12 GPUs. Volcano's own job controller
+// (vc-controller-manager in the bed) makes its PodGroup, minMember 3, and names it on the pods; the volcano profile
+// hands off to it and makes none of its own (manifests/base/policy.yaml). Volcano starts the 3, not all-or-nothing
+// of the 5, and `inspect --profile volcano` says 3.
+TEST_CASE("volcano: a Volcano Job starts its minAvailable, in the one PodGroup Volcano's job controller makes") {
+  start_scheduler("volcano");
+  const std::string pool = node_pool("vcjob");
+  add_nodes(pool, 3, 4);
+  const std::string ns = make_namespace("vcjob", true);
+  RegisteredWebhook webhook(policy_for(ns, "volcano"), "base", cluster_side_args("vcjob"));
+  const std::string pod =
+      "    template:\n      spec:\n        restartPolicy: OnFailure\n"
+      "        nodeSelector: {workload-map.io/node-pool: " +
+      pool +
+      "}\n        containers: [{name: train, image: registry.example/train:1, resources: "
+      "{limits: {nvidia.com/gpu: 4}}}]\n";
+  const std::string yaml =
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: train}\nspec:\n  minAvailable: 3\n"
+      "  queue: default\n  maxRetry: 3\n  tasks:\n  - name: ps\n    replicas: 1\n" +
+      pod + "  - name: worker\n    replicas: 4\n" + pod;
+  CHECK(profile_min_member(yaml, "volcano") == 3);
+  kubectl_apply(ns, yaml);
+  const std::string pods = "volcano.sh/job-name=train";
+  REQUIRE(eventually([&] { return count_pods(ns, pods).total == 5; }, 60s, 500ms));
+  const bool minimum_bound = eventually([&] { return count_pods(ns, pods).bound == 3; }, 60s, 500ms);
+  INFO(describe(ns));
+  REQUIRE(minimum_bound);
+  CHECK(stays([&] { return count_pods(ns, pods).bound == 3; }, 5s));
+  const Cluster& cluster = Cluster::get();
+  // One PodGroup, Volcano's, owned by the job: none from the profile.
+  CHECK(cluster
+            .kubectl({"get", "podgroups.scheduling.volcano.sh", "-n", ns, "-o",
+                      "jsonpath={range .items[*]}{.spec.minMember}/{.metadata.ownerReferences[0].kind} {end}"})
+            .out == "3/Job ");
+  // The pods name Volcano's PodGroup and the profile's scheduler, which the webhook wrote into the tasks' templates.
+  CHECK(cluster.kubectl({"get", "pods", "-n", ns, "-l", pods, "-o", "jsonpath={.items[*].spec.schedulerName}"}).out ==
+        "volcano volcano volcano volcano volcano");
+}

@@ -229,19 +229,25 @@ TEST_CASE("YuniKorn: every pod names its task group and carries the same task-gr
                                   policy_with_rules("- name: all\n  profile: yunikorn\n  queue: {value: root.a}\n"));
   ServerProcess server({"--policy", policy});
   HttpsClient client(server.port());
-  // A RayCluster: the head and an autoscaled worker group whose minimum is 2 of 5 replicas, with a node selector.
+  // A RayCluster: the head, an autoscaled worker group whose minimum is 2 of 5 replicas, with a node selector, and one
+  // whose minimum is 0: YuniKorn refuses a task group of minMember 0 (and the app's whole gang with it), so it has
+  // none, while its pods still name their group.
   const std::string ray = R"({"apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"rc"},"spec":{
     "enableInTreeAutoscaling":true,
     "headGroupSpec":{"template":{"spec":{"containers":[{"name":"h","image":"ray","resources":{"requests":{"cpu":"2"}}}]}}},
     "workerGroupSpecs":[{"groupName":"gpu","replicas":5,"minReplicas":2,"template":{"spec":{
       "nodeSelector":{"pool":"a100"},"tolerations":[{"key":"gpu","operator":"Exists"}],
-      "containers":[{"name":"w","image":"ray","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}]}})";
+      "containers":[{"name":"w","image":"ray","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}},
+      {"groupName":"cpu","replicas":3,"minReplicas":0,"template":{"spec":{"containers":[{"name":"w","image":"ray"}]}}}]}})";
   auto answer = parse_answer(client.post("/mutate", admission_review(ray, "ns1")).body);
   auto patched = parse_json(kubectl_apply(ray, answer.patch));
   const std::string head = "/spec/headGroupSpec/template/metadata/annotations/",
                     worker = "/spec/workerGroupSpecs/0/template/metadata/annotations/";
   CHECK(string_at(patched.root, head + "yunikorn.apache.org~1task-group-name") == "head");
   CHECK(string_at(patched.root, worker + "yunikorn.apache.org~1task-group-name") == "gpu");
+  CHECK(string_at(patched.root,
+                  "/spec/workerGroupSpecs/1/template/metadata/annotations/yunikorn.apache.org~1task-group-name") ==
+        "cpu");
   const std::string groups = string_at(patched.root, head + "yunikorn.apache.org~1task-groups");
   CHECK(groups == string_at(patched.root, worker + "yunikorn.apache.org~1task-groups"));
   CHECK(groups == R"([{"name":"head","minMember":1,"minResource":{"cpu":"2"},"nodeSelector":{},"tolerations":[]},)"

@@ -73,6 +73,9 @@ TEST_CASE("paths, iteration and indexing match jq") {
   agree(".[\"t/k~\"]", obj);
   agree(".a.m | keys_unsorted[]", obj);
   agree(".a.m | keys[]", obj);
+  agree(".a.b | keys[]", obj);  // an array's keys are its indices
+  agree(".a.b | keys_unsorted[] as $i | .[$i].n", obj, /*expect_native=*/false);
+  agree(".s | keys[]", obj);
   agree(".", obj);
   agree(".a.b[] | .r", obj);
 }
