@@ -117,11 +117,13 @@ void EventRecorder::run() {
 void EventRecorder::write(const Pending& event) {
   const ObjectReference& object = event.object;
   const std::string_view type = event.type, reason = event.reason, message = event.message;
+  // Keyed by the object's name before its uid, so that a deleted object's entries, of any uid, share a prefix.
+  const std::string object_prefix = object.kind + "|" + object.namespace_name + "|" + object.name + "|";
   if (type.empty()) {
-    correlator_.forget_object(object.kind + "|" + object.namespace_name + "|" + object.name + "|");
+    correlator_.forget_object(object_prefix);
     return;
   }
-  const std::string object_key = object.kind + "|" + object.namespace_name + "|" + object.name + "|" + object.uid;
+  const std::string object_key = object_prefix + object.uid;
   const std::string event_key =
       object_key + "|" + std::string(type) + "|" + std::string(reason) + "|" + std::string(message);
   // Events of cluster-scoped objects go to default, as client-go puts them.

@@ -62,6 +62,22 @@ std::string owned(const std::string& object_json, simdjson::dom::element object,
   return apply_json_patch(object_json, patch.str(), error);
 }
 
+// A workload's key in objects_ and the queue: [group/]kind|namespace/name.
+std::string workload_key(const std::string& kind_key, std::string_view namespace_name, std::string_view name) {
+  return kind_key + "|" + std::string(namespace_name) + "/" + std::string(name);
+}
+
+// A workload's key, [group/]kind|namespace/name, as kind, namespace and name (workload_key's parts); empty when it
+// is not one.
+std::tuple<std::string, std::string, std::string> split_key(const std::string& key) {
+  const size_t bar = key.find('|');
+  const size_t slash = bar == std::string::npos ? std::string::npos : key.find('/', bar);
+  if (slash == std::string::npos) return {};
+  const size_t group_end = key.rfind('/', bar);
+  const size_t kind_at = group_end == std::string::npos ? 0 : group_end + 1;
+  return {key.substr(kind_at, bar - kind_at), key.substr(bar + 1, slash - bar - 1), key.substr(slash + 1)};
+}
+
 }  // namespace
 
 PodGroupController::~PodGroupController() {
@@ -89,8 +105,7 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
   if (!resource) return;
   const std::string resource_name = resource->plural + (group.empty() ? "" : "." + group);
   auto key_of = [&](simdjson::dom::element object) {
-    return kind_key + "|" + std::string(string_at(object, "/metadata/namespace")) + "/" +
-           std::string(string_at(object, "/metadata/name"));
+    return workload_key(kind_key, string_at(object, "/metadata/namespace"), string_at(object, "/metadata/name"));
   };
   kube::Reflector reflector(
       client_, {resource->path(), resource->api_version(), kind, std::string(webhook::kProfileLabel)},
@@ -228,20 +243,6 @@ std::optional<std::set<std::pair<std::string, std::string>>> PodGroupController:
   }
   return out;
 }
-
-namespace {
-
-// A workload's key, [group/]kind|namespace/name, as kind, namespace and name; empty when it is not one.
-std::tuple<std::string, std::string, std::string> split_key(const std::string& key) {
-  const size_t bar = key.find('|');
-  const size_t slash = bar == std::string::npos ? std::string::npos : key.find('/', bar);
-  if (slash == std::string::npos) return {};
-  const size_t group_end = key.rfind('/', bar);
-  const size_t kind_at = group_end == std::string::npos ? 0 : group_end + 1;
-  return {key.substr(kind_at, bar - kind_at), key.substr(bar + 1, slash - bar - 1), key.substr(slash + 1)};
-}
-
-}  // namespace
 
 bool PodGroupController::reconcile_one(const std::string& key) {
   std::string json;
