@@ -113,6 +113,7 @@ int inspect(const InspectOptions& o) {
         profile ? webhook::view_options_for(*profile, w.match.definition->gvk.group, w.kind) : ViewOptions{};
     counted.status = o.status;
     counted.inspect_detail = true;
+    counted.catalog = &*catalog;
     WorkloadView view = build_view(*w.match.definition, w.doc, counted);
     std::vector<std::string> pod_groups;
     if (profile) {

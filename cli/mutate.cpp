@@ -57,7 +57,9 @@ int mutate(MutateOptions o) {
       std::cerr << w.source.file << ":" << w.source.line << ": only the first workload of the file is mutated\n";
       return;
     }
-    WorkloadView view = build_view(*w.match.definition, w.doc);
+    ViewOptions options;
+    options.catalog = &*catalog;
+    WorkloadView view = build_view(*w.match.definition, w.doc, options);
     std::vector<std::string> warnings = view.warnings;
     std::string patch = make_patch(view, w.doc, pods, root, warnings);
     for (const auto& warning : warnings) std::cerr << "warning: " << warning << "\n";

@@ -145,6 +145,7 @@ int review(const ReviewOptions& o) {
     doc.emplace(root);
     ViewOptions options = webhook::view_options_for(*rule->profile, group, kind);
     options.inspect_detail = true;
+    options.catalog = state.catalog.get();
     view = build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(webhook::kQueueAnnotation).get_string().get(queue)) queue = {};

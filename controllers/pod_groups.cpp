@@ -283,7 +283,8 @@ bool PodGroupController::reconcile_one(const std::string& key) {
   std::map<std::string, kube::Resource> resources;  // by namespaced collection path
   if (edits.pod_group) {
     ObjectDocument doc(root);
-    const ViewOptions options = webhook::view_options_for(*profile, gvk.group, gvk.kind, !has_controller(root));
+    ViewOptions options = webhook::view_options_for(*profile, gvk.group, gvk.kind, !has_controller(root));
+    options.catalog = st.catalog.get();
     const WorkloadView view = build_view(*match.definition, doc, options);
     std::string group_name(string_at(root, pointer_child("/metadata/annotations", webhook::kGroupNameAnnotation)));
     if (group_name.empty()) group_name = string_at(root, "/metadata/name");

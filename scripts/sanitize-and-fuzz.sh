@@ -27,7 +27,7 @@ work=$build/fuzz
 targets=(admission definitions native_vs_jq policy watch_events kubeconfig)
 rm -rf "$work"
 for target in "${targets[@]}"; do mkdir -p "$work/seeds-$target" "$work/$target"; done
-for f in ../shared/corpus/upstream/*/*.yaml examples/*.yaml; do
+for f in ../shared/corpus/upstream/*/*.yaml tests/fixtures/upstream/*/*.yaml examples/*.yaml; do
   $build/cli/workload-map review-request "$f" > "$work/seeds-admission/$(basename "$(dirname "$f")")-$(basename "$f").json" 2>/dev/null || true
 done
 cp tests/fuzz/regressions/admission/* "$work/seeds-admission/"

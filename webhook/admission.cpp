@@ -14,6 +14,36 @@
 
 namespace wm::webhook {
 
+std::string_view outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::Patched:
+      return "patched";
+    case Outcome::Unchanged:
+      return "unchanged";
+    case Outcome::Allowed:
+      return "allowed";
+    case Outcome::Denied:
+      return "denied";
+    case Outcome::UnknownKind:
+      return "unknown-kind";
+    case Outcome::NoRule:
+      return "no-rule";
+    case Outcome::Skipped:
+      return "skipped";
+    case Outcome::Controlled:
+      return "controlled";
+    case Outcome::ReplicaGang:
+      return "replica-gang";
+    case Outcome::NotUnderstood:
+      return "not-understood";
+    case Outcome::FailedClosed:
+      return "failed-closed";
+    case Outcome::BadRequest:
+      return "bad-request";
+  }
+  return "unknown";
+}
+
 namespace {
 
 struct Request {
@@ -25,7 +55,7 @@ struct Request {
 AdmissionResult bad_request(std::string reason) {
   AdmissionResult r;
   r.http_status = 400;
-  r.outcome = "bad-request";
+  r.outcome = Outcome::BadRequest;
   r.message = reason;
   r.body = std::move(reason);
   return r;
@@ -422,12 +452,12 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   AdmissionResult result;
   result.kind = std::string(req.kind);
   result.operation = std::string(req.operation);
-  auto allow = [&](const char* outcome, const std::vector<std::string>& warnings = {}) {
+  auto allow = [&](Outcome outcome, const std::vector<std::string>& warnings = {}) {
     result.outcome = outcome;
     result.body = response(req.uid, "", "", 0, warnings);
     return result;
   };
-  if (req.operation != "CREATE" && req.operation != "UPDATE") return allow("skipped");
+  if (req.operation != "CREATE" && req.operation != "UPDATE") return allow(Outcome::Skipped);
   const Owners owners = owners_of(req.object);
   const std::optional<Controller>& controller = owners.controller;
 
@@ -436,30 +466,30 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   if (endpoint == Endpoint::Mutate && controller && !owners.pod)
     if (auto named = name_replica_gang(req.object, *state.catalog);
         named && state.catalog->part_of_a_workload(controller->api_version, controller->kind)) {
-      result.outcome = named->patch.empty() ? "controlled" : "replica-gang";
+      result.outcome = named->patch.empty() ? Outcome::Controlled : Outcome::ReplicaGang;
       result.body = response(req.uid, named->patch, "", 0, named->warnings);
       return result;
     }
 
   const Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
-  if (!rule) return allow("no-rule");
+  if (!rule) return allow(Outcome::NoRule);
   auto match = state.catalog->find(req.api_version, req.kind);
-  if (!match.definition && match.uncovered_version_of.empty()) return allow("unknown-kind");
+  if (!match.definition && match.uncovered_version_of.empty()) return allow(Outcome::UnknownKind);
   if (controller && state.catalog->part_of_a_workload(controller->api_version, controller->kind))
-    return allow("controlled");
-  if (owners.pod && req.kind == "Pod" && req.api_version == "v1") return allow("controlled");
+    return allow(Outcome::Controlled);
+  if (owners.pod && req.kind == "Pod" && req.api_version == "v1") return allow(Outcome::Controlled);
 
   // The mapper cannot make sense of this object: the rule's failure policy decides.
   std::vector<std::string> warnings;
   auto not_understood = [&](const std::string& why) {
     result.message = why;
     if (rule->failure_policy == FailurePolicy::Fail) {
-      result.outcome = "failed-closed";
+      result.outcome = Outcome::FailedClosed;
       result.body = response(req.uid, "", why, 422, warnings);
       return result;
     }
     warnings.push_back(why + " (left as it is; failure policy Ignore)");
-    return allow("not-understood", warnings);
+    return allow(Outcome::NotUnderstood, warnings);
   };
   // A served version no definition reads: another version's paths would find other fields, or none.
   if (!match.definition)
@@ -468,8 +498,9 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
                           match.uncovered_version_of + ")");
 
   ObjectDocument doc(req.object);
-  const ViewOptions options =
+  ViewOptions options =
       rule->profile ? view_options_for(*rule->profile, req.group, req.kind, !controller) : ViewOptions{};
+  options.catalog = state.catalog.get();
   WorkloadView view = build_view(*match.definition, doc, options);
   if (!view.warnings.empty())
     return not_understood("workload-map cannot understand " + display_name(view, req.namespace_name) + ": " +
@@ -480,17 +511,17 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
     if (!rule->limits.refuse_unmeetable_gangs)
       for (auto& w : reviewer.unmeetable()) warnings.push_back(std::move(w));
     auto violations = reviewer.violations();
-    if (violations.empty()) return allow("allowed", warnings);
+    if (violations.empty()) return allow(Outcome::Allowed, warnings);
     std::string denial;
     for (const auto& v : violations) denial += (denial.empty() ? "" : "; ") + v;
-    result.outcome = "denied";
+    result.outcome = Outcome::Denied;
     result.message = denial;
     result.body = response(req.uid, "", denial, 403, warnings);
     return result;
   }
-  if (req.operation == "UPDATE" && !rule->mutate_on_update) return allow("skipped", warnings);
+  if (req.operation == "UPDATE" && !rule->mutate_on_update) return allow(Outcome::Skipped, warnings);
   std::string patch = reviewer.patch(warnings);
-  result.outcome = patch.empty() ? "unchanged" : "patched";
+  result.outcome = patch.empty() ? Outcome::Unchanged : Outcome::Patched;
   result.body = response(req.uid, patch, "", 0, warnings);
   return result;
 }

@@ -26,14 +26,29 @@ inline constexpr std::string_view kQueueAnnotation = "workload-map.io/queue";
 
 enum class Endpoint { Mutate, Validate };
 
+// What admission decided. outcome_name() is how metrics and logs name it.
+enum class Outcome {
+  Patched,        // edited
+  Unchanged,      // understood, nothing to edit
+  Allowed,        // validated, no violation
+  Denied,         // validated, a policy limit refused it
+  UnknownKind,    // no definition for its kind
+  NoRule,         // no policy rule for its namespace and kind
+  Skipped,        // an operation admission leaves alone (DELETE, CONNECT, an UPDATE without mutateOnUpdate)
+  Controlled,     // its controller is a kind the catalog knows, which was admitted instead
+  ReplicaGang,    // a pod of a gang repeated per replica, given its replica's gang name
+  NotUnderstood,  // the mapper cannot read it; failure policy Ignore let it through
+  FailedClosed,   // the mapper cannot read it; failure policy Fail refused it
+  BadRequest,     // not an AdmissionReview (HTTP 400)
+};
+std::string_view outcome_name(Outcome outcome);
+
 struct AdmissionResult {
   int http_status = 200;  // 400 for a malformed review
   std::string body;       // the AdmissionReview, or the reason for a 400
   std::string kind;       // the object's kind, for metrics ("" when unknown)
   std::string operation;  // CREATE, UPDATE, DELETE or CONNECT, for metrics ("" when unknown)
-  // patched, unchanged, allowed, denied, unknown-kind, no-rule, skipped, controlled (its controller is a kind the
-  // catalog knows), not-understood, failed-closed, bad-request
-  std::string outcome;
+  Outcome outcome = Outcome::Allowed;
   std::string message;  // why, for logs (denials, failures)
 };
 

@@ -174,10 +174,11 @@ class Session : public std::enable_shared_from_this<Session> {
       AdmissionResult result = review(endpoint, req.body(), state, parser);
       shed_capacity(parser);
       shared_.metrics.review_finished();
-      if (!result.message.empty() && shared_.log.enabled(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn))
-        shared_.log.log(result.outcome == "denied" ? LogLevel::Info : LogLevel::Warn, "admission " + result.outcome,
+      const LogLevel level = result.outcome == Outcome::Denied ? LogLevel::Info : LogLevel::Warn;
+      if (!result.message.empty() && shared_.log.enabled(level))
+        shared_.log.log(level, "admission " + std::string(outcome_name(result.outcome)),
                         {{"endpoint", path.substr(1)}, {"kind", result.kind}, {"reason", result.message}});
-      const Labels labels{path.substr(1), result.kind, result.outcome, result.operation};
+      const Labels labels{path.substr(1), result.kind, outcome_name(result.outcome), result.operation};
       if (result.http_status != 200)
         return reply(http::status::bad_request, version, result.body + "\n", keep_alive, labels, started);
       return reply(http::status::ok, version, result.body, keep_alive, labels, started, "application/json");

@@ -45,6 +45,9 @@ inline constexpr std::string_view kSubGroupsAnnotation = "workload-map.io/sub-gr
 // Gangs an operator makes beside the definition's (Grove's scaled PodGangs): a jq expression yielding
 // {name, minMember, pods, copies} per such gang (Definition::extra_gangs).
 inline constexpr std::string_view kExtraGangsAnnotation = "workload-map.io/extra-gangs";
+// A jq expression over the object yielding whole objects it wraps (an AppWrapper's components[].template), each read
+// with the definition the catalog has for its own kind (Definition::wrapped_objects).
+inline constexpr std::string_view kWrappedObjectsAnnotation = "workload-map.io/wrapped-objects";
 
 struct ScaleDefinition {
   Path replicas, min_replicas, max_replicas;
@@ -137,8 +140,9 @@ struct Definition {
   std::vector<GroupVersionKind> child_kinds;        // additionalChildKinds: made by the workload, not components
   std::vector<PodGroupDefinition> pod_groups;       // gangScheduling.podGroups (older format)
   std::optional<GangPodGroupDefinition> pod_group;  // gangScheduling.podGroup (newer; wins when both are set)
-  Path min_sub_groups;  // how many of the podGroup's sub-groups must start (KAI's root minSubGroup); null: all
-  Path extra_gangs;     // kExtraGangsAnnotation; shown by inspect, never written by admission
+  Path min_sub_groups;   // how many of the podGroup's sub-groups must start (KAI's root minSubGroup); null: all
+  Path extra_gangs;      // kExtraGangsAnnotation; shown by inspect, never written by admission
+  Path wrapped_objects;  // kWrappedObjectsAnnotation: objects inside this one, read with their own kinds' definitions
 
   const ComponentDefinition& root() const { return components.front(); }
   const ComponentDefinition* component(const std::string& name) const;

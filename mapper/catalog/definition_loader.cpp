@@ -63,6 +63,7 @@ void for_each_object_path(const Definition& definition,
   }
   visit("sub-groups.minSubGroups (a count, like minReplicasPath)", definition.min_sub_groups);
   visit("extra-gangs", definition.extra_gangs);
+  visit("wrapped-objects", definition.wrapped_objects);
 }
 
 namespace {
@@ -228,6 +229,7 @@ class DefinitionReader {
     if (metadata.IsMap()) named_minimums(metadata["annotations"], def);
     if (metadata.IsMap()) sub_groups(metadata["annotations"], def);
     if (metadata.IsMap()) extra_gangs(metadata["annotations"], def);
+    if (metadata.IsMap()) wrapped_objects(metadata["annotations"], def);
     check_structure(def, structure, sd);
 
     YAML::Node optimization = spec["optimizationInstructions"];
@@ -577,6 +579,11 @@ class DefinitionReader {
   void extra_gangs(const YAML::Node& annotations, Definition& def) {
     if (annotations.IsMap())
       def.extra_gangs = r_.path(annotations, kExtraGangsAnnotation.data(), "metadata.annotations");
+  }
+
+  void wrapped_objects(const YAML::Node& annotations, Definition& def) {
+    if (annotations.IsMap())
+      def.wrapped_objects = r_.path(annotations, kWrappedObjectsAnnotation.data(), "metadata.annotations");
   }
 
   std::optional<TopologyConstraint> topology(const YAML::Node& parent, const std::string& field) {

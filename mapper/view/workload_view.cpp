@@ -228,6 +228,89 @@ std::string metadata_string(simdjson::dom::element root, std::string_view key) {
   return {};
 }
 
+std::string member_string(simdjson::dom::element object, std::string_view key) {
+  std::string_view s;
+  if (object.at_key(key).get_string().get(s) == simdjson::SUCCESS) return std::string(s);
+  return {};
+}
+
+// The wrapped object's view, moved into the wrapping one: its components and gangs named `<prefix>.<name>` and its
+// locations under the wrapped object's pointer, so that edits land inside the wrapping object.
+void graft(WorkloadView& inner, const std::string& prefix, const std::string& at, const std::string& root,
+           WorkloadView& view, std::vector<GangGroupView>& gangs) {
+  auto renamed = [&](std::string& name) { name = prefix + "." + name; };
+  for (auto& c : inner.components) {
+    renamed(c.name);
+    if (c.owner.empty())
+      c.owner = root;
+    else
+      renamed(c.owner);
+    for (auto& i : c.instances) {
+      i.component = c.name;
+      if (!i.location.empty()) i.location = at + i.location;
+      for (auto* field :
+           {&i.fields.scheduler_name, &i.fields.priority_class_name, &i.fields.labels, &i.fields.annotations})
+        if (*field) **field = at + **field;
+    }
+    view.components.push_back(std::move(c));
+  }
+  for (auto& g : inner.gangs) {
+    renamed(g.name);
+    for (auto& m : g.members) renamed(m);
+    for (auto& sub : g.sub_groups) renamed(sub.component);
+    for (auto& excluded : g.excluded) renamed(excluded.first);
+    gangs.push_back(std::move(g));
+  }
+}
+
+// An AppWrapper holds whole objects: each is read with the definition the catalog has for its own kind, as if it were
+// admitted alone, one level deep (a wrapped object that wraps objects is a problem, not read).
+void add_wrapped_objects(const Definition& definition, ObjectDocument& doc, const ViewOptions& options,
+                         WorkloadView& view, std::vector<GangGroupView>& gangs) {
+  EvalResult objects = definition.wrapped_objects->evaluate(doc, /*want_pointers=*/true);
+  if (!objects.ok()) {
+    view.warnings.push_back("wrapped objects (" + definition.wrapped_objects->source() + "): " + objects.error);
+    return;
+  }
+  for (size_t n = 0; n < objects.values.size() && n < kMaxInstances; ++n) {
+    const Value& v = objects.values[n];
+    const std::string at = v.has_pointer ? v.pointer : std::string();
+    if (v.computed || !v.has_pointer || !v.element.is_object()) {
+      view.warnings.push_back("wrapped object " + std::to_string(n) + (at.empty() ? "" : " at " + at) +
+                              " is not an object of the workload");
+      continue;
+    }
+    const std::string api_version = member_string(v.element, "apiVersion"), kind = member_string(v.element, "kind");
+    const std::string what = "wrapped " + (api_version.empty() ? "object" : api_version) + " " + kind + " at " + at;
+    const Catalog::Match match =
+        options.catalog ? options.catalog->find(api_version, kind) : Catalog::Match{nullptr, {}};
+    if (!options.catalog) {
+      view.warnings.push_back(what + ": no catalog to read it with");
+      continue;
+    }
+    if (!match.definition) {
+      view.warnings.push_back(
+          what + ": " +
+          (match.uncovered_version_of.empty()
+               ? std::string("no definition reads this kind")
+               : "no definition reads this version (definitions read " + match.uncovered_version_of + ")"));
+      continue;
+    }
+    if (match.definition->wrapped_objects) {
+      view.warnings.push_back(what + ": it wraps objects itself, which is not read");
+      continue;
+    }
+    ObjectDocument wrapped(v.element);
+    ViewOptions wrapped_options = options;
+    wrapped_options.status = false;  // the wrapping object's status is the workload's
+    WorkloadView inner = build_view(*match.definition, wrapped, wrapped_options);
+    std::string prefix = metadata_string(v.element, "name");
+    if (prefix.empty()) prefix = kind + "-" + std::to_string(n);
+    for (const auto& w : inner.warnings) view.warnings.push_back(what + ": " + w);
+    graft(inner, prefix, at, definition.root().name, view, gangs);
+  }
+}
+
 }  // namespace
 
 WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options) {
@@ -248,6 +331,8 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
 
   ViewBuilder builder(doc, view, options);
   for (const auto& c : definition.components) view.components.push_back(builder.component(c));
+  std::vector<GangGroupView> wrapped_gangs;
+  if (definition.wrapped_objects) add_wrapped_objects(definition, doc, options, view, wrapped_gangs);
   for (const auto& c : view.components)
     for (const auto& i : c.instances) {
       view.total_pods += i.pods;
@@ -257,11 +342,13 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   // can be neither counted nor edited: an empty view would be a silent wrong answer.
   const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),
                                       [](const ComponentDefinition& c) { return c.bears_pods(); });
-  if (bears_pods && view.pod_template_count() == 0 && view.warnings.empty())
+  if ((bears_pods || definition.wrapped_objects) && view.pod_template_count() == 0 && view.warnings.empty())
     view.warnings.push_back(
         "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
         "object) that workload-map does not read");
-  view.gangs = compute_gangs(definition, view.components, options, doc, view.warnings);
+  // A wrapping definition's gangs are its wrapped objects', each after its own kind's rule.
+  view.gangs = definition.wrapped_objects ? std::move(wrapped_gangs)
+                                          : compute_gangs(definition, view.components, options, doc, view.warnings);
   if (options.status && definition.root().status)
     view.phases = evaluate_status(*definition.root().status, doc, view.warnings);
   return view;

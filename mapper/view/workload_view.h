@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mapper/catalog/catalog.h"
 #include "mapper/catalog/definition.h"
 #include "mapper/json/value.h"
 #include "mapper/view/quantity.h"
@@ -101,6 +102,9 @@ struct ViewOptions {
   // Evaluate what only inspect and review show, never admission: the definitions' sub-group minimums and
   // minSubGroups (KAI's hierarchy) and the gangs an operator adds on its own (Grove's scaled PodGangs).
   bool inspect_detail = false;
+  // Where the objects a definition wraps (Definition::wrapped_objects) find their own definitions. Without it, such
+  // objects are problems: the workload is not understood.
+  const Catalog* catalog = nullptr;
 };
 
 WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     std::sort(times.begin(), times.end());
     std::printf("%-18s %8zu %8.2fus %8.2fus %12ld %10zu  %s\n", entry.label.c_str(), entry.review.size(),
                 times[times.size() / 2], times[times.size() * 99 / 100], allocated, result.body.size(),
-                result.outcome.c_str());
+                std::string(wm::webhook::outcome_name(result.outcome)).c_str());
   }
   std::sort(all.begin(), all.end());
   std::printf("\nmix: median %.2fus, p99 %.2fus per review over %zu reviews, one thread\n", all[all.size() / 2],

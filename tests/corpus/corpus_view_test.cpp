@@ -21,15 +21,6 @@ TEST_CASE("the corpus has every workload type the catalog promises") {
 
 namespace {
 
-std::vector<std::string> yaml_files_under(const std::string& dir) {
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
-      files.push_back(std::filesystem::relative(entry.path(), dir).string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 // Each manifest under `dir` against `expectations_file`: its views' kinds, names, pods, GPUs, requests (where
 // given), gangs and instances.
 int check_manifests(const std::string& dir, const std::vector<std::string>& files,
@@ -47,7 +38,7 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
         if (!match.definition) continue;  // a ConfigMap or Service beside the workload
         REQUIRE(index < expected.size());
         YAML::Node want = expected[index++];
-        WorkloadView view = build_view(*match.definition, *object.doc);
+        WorkloadView view = build_view(*match.definition, *object.doc, {.catalog = &test::builtin_catalog()});
         INFO(object.kind << " " << object.name);
         CHECK(view.gvk.kind == want["kind"].as<std::string>());
         CHECK(view.name == want["name"].as<std::string>());
@@ -102,7 +93,7 @@ TEST_CASE("every corpus workload maps to the expected components, replicas and p
 // More real upstream manifests, each with its source on its first line, for the cases the shared corpus lacks.
 TEST_CASE("every upstream fixture maps to the counts its upstream documentation gives") {
   const std::string dir = test::source_path("tests/fixtures/upstream");
-  check_manifests(dir, yaml_files_under(dir), "tests/fixtures/upstream_expectations.yaml");
+  check_manifests(dir, test::yaml_files_under(dir), "tests/fixtures/upstream_expectations.yaml");
 }
 
 TEST_CASE("a JobSet with a leader Job and two worker Jobs of 4 GPUs each needs 12 GPUs across 3 pods") {
@@ -137,7 +128,7 @@ spec:
   auto& object = objects.at(0);
   auto match = test::builtin_catalog().find(object.api_version, object.kind);
   REQUIRE(match.definition);
-  WorkloadView view = build_view(*match.definition, *object.doc);
+  WorkloadView view = build_view(*match.definition, *object.doc, {.catalog = &test::builtin_catalog()});
   CHECK(view.total_pods == 3);
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 12);
   CHECK(view.total_requests.at("cpu").str() == "24");

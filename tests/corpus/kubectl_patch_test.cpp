@@ -87,7 +87,7 @@ void differences(simdjson::dom::element before, simdjson::dom::element after, co
 
 }  // namespace
 
-TEST_CASE("kubectl applies every corpus workload's patch, and every pod template is edited") {
+TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, and every pod template is edited") {
   if (!test::have_command("kubectl")) {
     WARN("kubectl is not installed: skipped");
     return;
@@ -98,12 +98,16 @@ TEST_CASE("kubectl applies every corpus workload's patch, and every pod template
                        {{"workload-map.test/min-member", "3"}}};
   const RootEdits root{{}, {{"workload-map.test/pods", "7"}}};
   int patched_workloads = 0;
-  for (const auto& file : test::corpus_files()) {
-    for (auto& object : test::parse_file(test::corpus_dir() + "/" + file)) {
+  const std::string fixtures = test::source_path("tests/fixtures/upstream");
+  std::vector<std::pair<std::string, std::string>> files;  // directory, file
+  for (const auto& file : test::corpus_files()) files.emplace_back(test::corpus_dir(), file);
+  for (const auto& file : test::yaml_files_under(fixtures)) files.emplace_back(fixtures, file);
+  for (const auto& [dir, file] : files) {
+    for (auto& object : test::parse_file(dir + "/" + file)) {
       auto match = test::builtin_catalog().find(object.api_version, object.kind);
       if (!match.definition) continue;
       DYNAMIC_SECTION(file << " " << object.kind << " " << object.name) {
-        WorkloadView view = build_view(*match.definition, *object.doc);
+        WorkloadView view = build_view(*match.definition, *object.doc, {.catalog = &test::builtin_catalog()});
         std::vector<std::string> warnings;
         std::string patch = make_patch(view, *object.doc, edits, root, warnings);
         // Instances of a kind whose API has no pod fields (NIMCache) get one warning each, and nothing else does.
@@ -124,7 +128,7 @@ TEST_CASE("kubectl applies every corpus workload's patch, and every pod template
         REQUIRE(status == 0);
 
         auto patched = test::parse_json(out);
-        WorkloadView after = build_view(*match.definition, *patched.doc);
+        WorkloadView after = build_view(*match.definition, *patched.doc, {.catalog = &test::builtin_catalog()});
         REQUIRE(after.pod_template_count() == view.pod_template_count());
         for (const auto& c : after.components)
           for (const auto& i : c.instances) {

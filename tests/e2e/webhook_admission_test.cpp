@@ -61,7 +61,7 @@ TEST_CASE("every corpus workload, sent as an AdmissionReview, comes back with a 
       }
       REQUIRE_FALSE(answer.patch.empty());
       auto patched = parse_json(kubectl_apply(json, answer.patch));
-      WorkloadView after = build_view(*match.definition, *patched.doc);
+      WorkloadView after = build_view(*match.definition, *patched.doc, {.catalog = &builtin_catalog()});
       for (const auto& c : after.components)
         for (const auto& i : c.instances) {
           if (i.shape == PodShape::Logical) continue;
@@ -142,7 +142,7 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
         REQUIRE(answer.allowed);
         auto patched = parse_json(kubectl_apply(element_json(object.root), answer.patch));
         auto match = builtin_catalog().find(patched.api_version, patched.kind);
-        WorkloadView after = build_view(*match.definition, *patched.doc);
+        WorkloadView after = build_view(*match.definition, *patched.doc, {.catalog = &builtin_catalog()});
         // Volcano leaves LeaderWorkerSet groups to LWS's own integration (policy.yaml): the queue on the LWS,
         // no group name on its shared templates.
         const bool handed_to_lws = std::string(c.profile) == "volcano" && object.kind == "LeaderWorkerSet";

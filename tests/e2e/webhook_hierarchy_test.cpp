@@ -175,7 +175,8 @@ TEST_CASE("children made by each operator's controller are left to their top-lev
   // the training-operator and mpi-operator (Pods; MPIJob's launcher Job), Grove (PodClique makes the Pods), Dynamo
   // (the DynamoGraphDeployment makes a PodCliqueSet, or DynamoComponentDeployments that make Deployments and
   // LeaderWorkerSets), KServe (a Deployment, or a Knative Service), Knative (a Revision makes the Deployment), the
-  // NIM operator and the Milvus operator.
+  // NIM operator, the Milvus operator, and the AppWrapper controller (its wrapped objects, edited inside the
+  // AppWrapper).
   const std::vector<ControllerChild> children = {
       {"jobset.x-k8s.io/v1alpha2", "JobSet", "Job"},
       {"batch/v1", "Job", "Pod"},
@@ -200,6 +201,8 @@ TEST_CASE("children made by each operator's controller are left to their top-lev
       {"serving.knative.dev/v1", "Revision", "Deployment"},
       {"apps.nvidia.com/v1alpha1", "NIMService", "LeaderWorkerSet"},
       {"milvus.io/v1beta1", "Milvus", "Deployment"},
+      {"workload.codeflare.dev/v1beta2", "AppWrapper", "Job"},
+      {"workload.codeflare.dev/v1beta2", "AppWrapper", "Deployment"},
   };
   ServerProcess server({"--policy", write_temp("policy-children.yaml", policy_with_rules(kVolcanoWithQuota))});
   HttpsClient client(server.port());

@@ -16,14 +16,16 @@ std::string source_path(const std::string& relative) { return std::string(WM_SOU
 
 std::string corpus_dir() { return WM_CORPUS_DIR; }
 
-std::vector<std::string> corpus_files() {
+std::vector<std::string> yaml_files_under(const std::string& dir) {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(corpus_dir()))
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
     if (entry.is_regular_file() && entry.path().extension() == ".yaml")
-      files.push_back(std::filesystem::relative(entry.path(), corpus_dir()).string());
+      files.push_back(std::filesystem::relative(entry.path(), dir).string());
   std::sort(files.begin(), files.end());
   return files;
 }
+
+std::vector<std::string> corpus_files() { return yaml_files_under(corpus_dir()); }
 
 const Catalog& builtin_catalog() {
   static const Catalog catalog = [] {

@@ -17,6 +17,8 @@ std::string source_path(const std::string& relative);  // inside the repository
 std::string corpus_dir();
 // Every corpus manifest, as paths relative to corpus_dir(), sorted.
 std::vector<std::string> corpus_files();
+// The .yaml files under `dir`, recursively, relative to it, sorted.
+std::vector<std::string> yaml_files_under(const std::string& dir);
 
 const Catalog& builtin_catalog();
 

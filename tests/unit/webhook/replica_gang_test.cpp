@@ -112,7 +112,7 @@ int64_t number_at(simdjson::dom::element root, const std::string& pointer) {
 TEST_CASE("a LeaderWorkerSet under coscheduling: each group's pods name a gang and a PodGroup of their own") {
   Admission admission("coscheduling");
   const Admitted lws = admission.mutate(json_of(kServe));
-  CHECK(lws.result.outcome == "patched");
+  CHECK(lws.result.outcome == webhook::Outcome::Patched);
   const std::string tpl = "/spec/leaderWorkerTemplate/workerTemplate/metadata";
   CHECK(value_at(lws.object, tpl + "/labels/scheduling.x-k8s.io~1pod-group") == "serve-group");
   CHECK(value_at(lws.object, tpl + "/annotations/workload-map.io~1replica-gang") == "serve-group");
@@ -122,13 +122,13 @@ TEST_CASE("a LeaderWorkerSet under coscheduling: each group's pods name a gang a
   for (int group : {0, 2}) {
     const Admitted pod = admission.mutate(pod_of(lws.object, group));
     INFO(pod.result.body);
-    CHECK(pod.result.outcome == "replica-gang");
+    CHECK(pod.result.outcome == webhook::Outcome::ReplicaGang);
     CHECK(value_at(pod.object, "/metadata/labels/scheduling.x-k8s.io~1pod-group") ==
           "serve-group-" + std::to_string(group));
     CHECK(value_at(pod.object, "/metadata/labels/app") == "serve");  // only values equal to the gang name
     // Called again (reinvocationPolicy IfNeeded): nothing more to do.
     const Admitted again = admission.mutate(pod.object);
-    CHECK(again.result.outcome == "controlled");
+    CHECK(again.result.outcome == webhook::Outcome::Controlled);
     CHECK(again.object == pod.object);
   }
 
@@ -181,7 +181,7 @@ TEST_CASE("a replica-gang pod is left as it is, with a warning, when its key is 
   const Admitted lws = admission.mutate(json_of(kServe));
 
   const Admitted no_key = admission.mutate(pod_of(lws.object, -1));  // LWS's webhook has not labelled it yet
-  CHECK(no_key.result.outcome == "controlled");
+  CHECK(no_key.result.outcome == webhook::Outcome::Controlled);
   CHECK_THAT(no_key.result.body, Catch::Contains("is not set yet"));
   CHECK(value_at(no_key.object, "/metadata/labels/scheduling.x-k8s.io~1pod-group") == "serve-group");
 
@@ -190,7 +190,7 @@ TEST_CASE("a replica-gang pod is left as it is, with a warning, when its key is 
   REQUIRE(foreign.find(key) != std::string::npos);
   foreign.replace(foreign.find(key), key.size(), ".metadata.name");
   const Admitted unknown = admission.mutate(foreign);
-  CHECK(unknown.result.outcome == "controlled");
+  CHECK(unknown.result.outcome == webhook::Outcome::Controlled);
   CHECK_THAT(unknown.result.body, Catch::Contains("no definition reads replica keys with"));
   CHECK(value_at(unknown.object, "/metadata/labels/scheduling.x-k8s.io~1pod-group") == "serve-group");
 }
@@ -199,7 +199,7 @@ TEST_CASE("a pod that a pod owns (a YuniKorn placeholder) is never renamed") {
   Admission admission("coscheduling");
   const Admitted lws = admission.mutate(json_of(kServe));
   const Admitted placeholder = admission.mutate(pod_of(lws.object, 1, true));
-  CHECK(placeholder.result.outcome == "controlled");
+  CHECK(placeholder.result.outcome == webhook::Outcome::Controlled);
   CHECK(value_at(placeholder.object, "/metadata/labels/scheduling.x-k8s.io~1pod-group") == "serve-group");
 }
 

@@ -201,4 +201,51 @@ TEST_CASE("Sandbox: one pod unless scaled to zero or suspended") {
                           tmpl) == "agent=0");
 }
 
+// zilliztech/milvus-operator pkg/controllers/components_test.go: TestGetComponentsBySpec,
+// TestGetComponentsWithCdcBySpec and TestGetComponentWorkloadsBySpec, on objects as the defaulting webhook leaves them
+// (milvus_webhook.go: DefaultComponents names mixCoord in cluster mode unless the object names a coordinator).
+TEST_CASE("Milvus: the Deployments the operator runs, by mode, image version, cdc and groups") {
+  auto milvus = [](const std::string& spec) {
+    return "apiVersion: milvus.io/v1beta1\nkind: Milvus\nmetadata: {name: m}\nspec: " + spec + "\n";
+  };
+  // Standalone (StandaloneComponents), then cluster before 2.6 with the coordinators (MilvusComponents) or a mixCoord
+  // (MixtureComponents), then 2.6 (Milvus2_6Components: a streaming node, no index node, mixCoord even where the
+  // object names a coordinator).
+  CHECK(pods_by_component(milvus("{components: {image: milvusdb/milvus:v2.5.15}}")) == "standalone=1");
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {image: milvusdb/milvus:v2.5.15, rootCoord: {}}}")) ==
+        "proxy=1 rootcoord=1 datacoord=1 querycoord=1 indexcoord=1 datanode=1 querynode=1 indexnode=1");
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {image: milvusdb/milvus:v2.5.15, mixCoord: {}}}")) ==
+        "proxy=1 datanode=1 querynode=1 indexnode=1 mixcoord=1");
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {image: milvusdb/milvus:v2.6.0, rootCoord: {}}}")) ==
+        "proxy=1 datanode=1 querynode=1 mixcoord=1 streamingnode=1");
+  // The version field wins over the image's tag; a tag that is no version is before 2.6, "master-" is after.
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {version: v2.5.4, image: milvusdb/milvus:v2.6.0}}")) ==
+        "proxy=1 datanode=1 querynode=1 indexnode=1 mixcoord=1");
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {image: \"registry:5000/milvus\"}}")) ==
+        "proxy=1 datanode=1 querynode=1 indexnode=1 mixcoord=1");
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {image: milvusdb/milvus:master-20250101}}")) ==
+        "proxy=1 datanode=1 querynode=1 mixcoord=1 streamingnode=1");
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {image: milvusdb/milvus:2.6-rc1}}")) ==
+        "proxy=1 datanode=1 querynode=1 indexnode=1 mixcoord=1");  // ParseTolerant refuses a short pre-release
+  // Before 2.6, a streaming node where streamingMode says so, else where the object names one (UseStreamingNode).
+  CHECK(
+      pods_by_component(milvus("{mode: cluster, components: {image: milvusdb/milvus:v2.5.15, streamingMode: true}}")) ==
+      "proxy=1 datanode=1 querynode=1 indexnode=1 mixcoord=1 streamingnode=1");
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {image: milvusdb/milvus:v2.5.15, streamingMode: false, "
+                                 "streamingNode: {replicas: 2}}}")) ==
+        "proxy=1 datanode=1 querynode=1 indexnode=1 mixcoord=1");
+  // cdc in either mode.
+  CHECK(pods_by_component(milvus("{components: {image: milvusdb/milvus:v2.6.6, cdc: {replicas: 1}}}")) ==
+        "standalone=1 cdc=1");
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {image: milvusdb/milvus:v2.6.6, cdc: {}}}")) ==
+        "proxy=1 datanode=1 querynode=1 mixcoord=1 streamingnode=1 cdc=1");
+  // Groups replace the component's own replicas (99 here) with one Deployment per group.
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {proxy: {replicas: 99, groups: [{name: zone-b, "
+                                 "replicas: 2}, {name: zone-a, replicas: 1}]}}}")) ==
+        "proxy=2 proxy=1 datanode=1 querynode=1 mixcoord=1 streamingnode=1");
+  // Cluster mode keeps the standalone Deployment at 0 replicas unless the object asks for more.
+  CHECK(pods_by_component(milvus("{mode: cluster, components: {standalone: {replicas: 1}}}")) ==
+        "standalone=1 proxy=1 datanode=1 querynode=1 mixcoord=1 streamingnode=1");
+}
+
 }  // namespace wm
