@@ -7,7 +7,7 @@
 namespace wm {
 
 struct EmbeddedFile {
-  std::string_view name;  // e.g. definitions/jobset.yaml
+  std::string_view name;  // e.g. definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml
   std::string_view text;
 };
 

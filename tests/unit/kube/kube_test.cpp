@@ -371,7 +371,7 @@ TEST_CASE("watch events: objects with their resourceVersion, bookmarks, 410 Gone
 }
 
 TEST_CASE("definitions from Karta objects: ready only once listed, over the built-in ones and under --definitions") {
-  const std::string jobset = test::read_file(test::source_path("definitions/jobset.yaml"));
+  const std::string jobset = test::read_file(test::source_path("definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml"));
   auto karta_definition = [&] {
     DefinitionLoad load = load_definitions(jobset, "Karta jobset");
     REQUIRE(load.errors.empty());
@@ -388,11 +388,11 @@ TEST_CASE("definitions from Karta objects: ready only once listed, over the buil
     CHECK_FALSE(state.ready());  // the first list of Kartas is not in yet
     state.set_cluster_definitions({});
     CHECK(state.ready());
-    CHECK(file_of_jobset(state) == "definitions/jobset.yaml");  // built in
+    CHECK(file_of_jobset(state) == "definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml");  // built in
     state.set_cluster_definitions({karta_definition()});
     CHECK(file_of_jobset(state) == "Karta jobset");
     state.set_cluster_definitions({});  // the Karta deleted: the built-in one again
-    CHECK(file_of_jobset(state) == "definitions/jobset.yaml");
+    CHECK(file_of_jobset(state) == "definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml");
   }
   const std::string dir = dir_with({{"jobset.yaml", jobset}});
   webhook::StateStore state({"", {dir}});
