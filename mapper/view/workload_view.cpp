@@ -228,12 +228,6 @@ std::string metadata_string(simdjson::dom::element root, std::string_view key) {
   return {};
 }
 
-std::string member_string(simdjson::dom::element object, std::string_view key) {
-  std::string_view s;
-  if (object.at_key(key).get_string().get(s) == simdjson::SUCCESS) return std::string(s);
-  return {};
-}
-
 // The wrapped object's view, moved into the wrapping one: its components and gangs named `<prefix>.<name>` and its
 // locations under the wrapped object's pointer, so that edits land inside the wrapping object.
 void graft(WorkloadView& inner, const std::string& prefix, const std::string& at, const std::string& root,
@@ -280,14 +274,13 @@ void add_wrapped_objects(const Definition& definition, ObjectDocument& doc, cons
                               " is not an object of the workload");
       continue;
     }
-    const std::string api_version = member_string(v.element, "apiVersion"), kind = member_string(v.element, "kind");
+    const std::string api_version(string_member(v.element, "apiVersion")), kind(string_member(v.element, "kind"));
     const std::string what = "wrapped " + (api_version.empty() ? "object" : api_version) + " " + kind + " at " + at;
-    const Catalog::Match match =
-        options.catalog ? options.catalog->find(api_version, kind) : Catalog::Match{nullptr, {}};
     if (!options.catalog) {
       view.warnings.push_back(what + ": no catalog to read it with");
       continue;
     }
+    const Catalog::Match match = options.catalog->find(api_version, kind);
     if (!match.definition) {
       view.warnings.push_back(
           what + ": " +
