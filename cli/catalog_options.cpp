@@ -4,6 +4,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "mapper/catalog/documents.h"
+
 namespace wm::cli {
 
 void add_definitions_option(CLI::App& command, std::vector<std::string>& dirs) {
@@ -12,6 +14,7 @@ void add_definitions_option(CLI::App& command, std::vector<std::string>& dirs) {
                   "add or override definitions (repeatable); the built-in catalog is always loaded")
       ->type_name("DIR")
       ->expected(1)  // one directory per --definitions, so that a FILE after it stays a FILE
+      ->allow_extra_args(false)
       ->take_all();
 }
 
@@ -25,6 +28,38 @@ std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs) {
   for (const auto& e : errors) std::cerr << e.str() << "\n";
   if (!errors.empty()) return std::nullopt;
   return catalog;
+}
+
+void add_with_option(CLI::App& command, std::vector<std::string>& files) {
+  command
+      .add_option("--with", files,
+                  "objects the workloads refer to, such as a TrainJob's TrainingRuntime (repeatable); the webhook's "
+                  "cluster side watches them")
+      ->type_name("FILE")
+      ->expected(1)  // one file per --with, so that the workloads' FILEs after it stay theirs
+      ->allow_extra_args(false)
+      ->take_all();
+}
+
+std::shared_ptr<ReferenceStore> load_references(const std::vector<std::string>& files,
+                                                const std::vector<std::string>& manifests) {
+  auto store = std::make_shared<ReferenceStore>();
+  Diagnostics errors;
+  for (const auto& file : files)
+    for (auto& document : read_document_file(file, errors)) {
+      std::string error;
+      if (!store->put(std::move(document.json), error)) errors.push_back({document.file, document.line, "", error});
+    }
+  for (const auto& e : errors) std::cerr << e.str() << "\n";
+  if (!errors.empty()) return nullptr;
+  // The manifests' own objects too; what they cannot name (a generateName workload) is theirs to report.
+  Diagnostics ignored;
+  for (const auto& file : manifests)
+    for (auto& document : read_document_file(file, ignored)) {
+      std::string error;
+      store->put(std::move(document.json), error);
+    }
+  return store;
 }
 
 std::optional<webhook::Policy> load_policy(const std::string& file) {

@@ -1,5 +1,5 @@
 // --definitions DIR (repeatable): directories whose definitions extend or override the embedded catalog;
-// --policy FILE: a policy instead of the built-in one.
+// --policy FILE: a policy instead of the built-in one; --with FILE (repeatable): referenced objects.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mapper/catalog/catalog.h"
+#include "mapper/view/references.h"
 #include "webhook/policy.h"
 
 namespace wm::cli {
@@ -16,6 +17,13 @@ namespace wm::cli {
 void add_definitions_option(CLI::App& command, std::vector<std::string>& dirs);
 // The embedded catalog merged with `dirs`; prints problems to stderr and returns nothing on any.
 std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs);
+// Adds "--with FILE" (repeatable): objects that workloads refer to (a TrainJob's TrainingRuntime), which the webhook's
+// cluster side would hold.
+void add_with_option(CLI::App& command, std::vector<std::string>& files);
+// The objects in `files`, held as the cluster side holds them; prints problems to stderr and returns null on any.
+// The objects of `manifests` (a TrainingRuntime beside its TrainJob) are held too, where they can be.
+std::shared_ptr<ReferenceStore> load_references(const std::vector<std::string>& files,
+                                                const std::vector<std::string>& manifests = {});
 // The policy in `file`, or the built-in one when `file` is empty; prints problems to stderr.
 std::optional<webhook::Policy> load_policy(const std::string& file);
 

@@ -62,7 +62,7 @@ void print_table(const WorkloadView& view, const Workload& w) {
 }
 
 struct InspectOptions {
-  std::vector<std::string> dirs, files;
+  std::vector<std::string> dirs, files, with;
   std::string format = "table", profile_name, policy_file, queue;
   bool status = false;
 };
@@ -72,6 +72,8 @@ int inspect(const InspectOptions& o) {
   const std::string &profile_name = o.profile_name, &policy_file = o.policy_file, &queue = o.queue;
   auto catalog = load_catalog(o.dirs);
   if (!catalog) return kInvalid;
+  auto references = load_references(o.with, o.files);
+  if (!references) return kInvalid;
   // A scheduler profile decides how gangs are counted and named; the built-in policy holds the shipped ones.
   std::optional<webhook::Policy> policy;
   const webhook::SchedulerProfile* profile = nullptr;
@@ -114,6 +116,7 @@ int inspect(const InspectOptions& o) {
     counted.status = o.status;
     counted.inspect_detail = true;
     counted.catalog = &*catalog;
+    counted.references = references.get();
     WorkloadView view = build_view(*w.match.definition, w.doc, counted);
     std::vector<std::string> pod_groups;
     if (profile) {
@@ -156,6 +159,7 @@ void add_inspect(CLI::App& app, int& status) {
       ->needs(profile);
   command->add_option("--queue", o->queue, "the queue the PodGroups name")->needs(profile);
   add_definitions_option(*command, o->dirs);
+  add_with_option(*command, o->with);
   command->callback([o, &status] { status = inspect(*o); });
 }
 

@@ -19,7 +19,7 @@ std::string key_value(const std::string& text) {
 }
 
 struct MutateOptions {
-  std::vector<std::string> dirs;
+  std::vector<std::string> dirs, with;
   std::string file, output = "patch";
   std::vector<std::string> labels, annotations, root_labels, root_annotations;
   PodEdits pods;
@@ -45,6 +45,8 @@ int mutate(MutateOptions o) {
   root.annotations = pairs(o.root_annotations);
   auto catalog = load_catalog(o.dirs);
   if (!catalog) return kInvalid;
+  auto references = load_references(o.with, {o.file});
+  if (!references) return kInvalid;
 
   int workloads = 0, status = kOk;
   int failures = for_each_workload(files, *catalog, [&](Workload& w) {
@@ -59,6 +61,7 @@ int mutate(MutateOptions o) {
     }
     ViewOptions options;
     options.catalog = &*catalog;
+    options.references = references.get();
     WorkloadView view = build_view(*w.match.definition, w.doc, options);
     std::vector<std::string> warnings = view.warnings;
     std::string patch = make_patch(view, w.doc, pods, root, warnings);
@@ -106,6 +109,7 @@ void add_mutate(CLI::App& app, int& status) {
   command->add_option("-o,--output", o->output, "patch (default), or the patched object as json or yaml")
       ->check(CLI::IsMember({"patch", "json", "yaml"}));
   add_definitions_option(*command, o->dirs);
+  add_with_option(*command, o->with);
   command->callback([o, &status] { status = mutate(*o); });
 }
 

@@ -19,7 +19,7 @@ namespace {
 
 struct ReviewOptions {
   ReviewRequestOptions request;
-  std::vector<std::string> dirs;
+  std::vector<std::string> dirs, with;
   std::string policy_file, format = "text";
 };
 
@@ -109,8 +109,10 @@ int review(const ReviewOptions& o) {
   auto object = policy ? first_object_json(o.request.file) : std::nullopt;
   auto request = object ? admission_review_json(o.request, *object) : std::nullopt;
   if (!request) return kInvalid;
+  auto references = load_references(o.with);
+  if (!references) return kInvalid;
   webhook::AdmissionState state{std::make_shared<const Catalog>(std::move(*catalog)),
-                                std::make_shared<const webhook::Policy>(std::move(*policy))};
+                                std::make_shared<const webhook::Policy>(std::move(*policy)), references};
   simdjson::dom::parser parser, answers;
   auto mutate = answer_of(webhook::review(webhook::Endpoint::Mutate, *request, state, parser), answers);
   if (!mutate) return kInvalid;
@@ -146,6 +148,8 @@ int review(const ReviewOptions& o) {
     ViewOptions options = webhook::view_options_for(*rule->profile, group, kind);
     options.inspect_detail = true;
     options.catalog = state.catalog.get();
+    options.references = state.references.get();
+    options.namespace_name = namespace_name;
     view = build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(webhook::kQueueAnnotation).get_string().get(queue)) queue = {};
@@ -170,6 +174,7 @@ void add_review(CLI::App& app, int& status) {
   command->add_option("--policy", o->policy_file, "the policy (default: the built-in one)");
   command->add_option("-o,--output", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
   add_definitions_option(*command, o->dirs);
+  add_with_option(*command, o->with);
   command->callback([o, &status] { status = review(*o); });
 }
 

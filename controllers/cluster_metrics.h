@@ -2,8 +2,10 @@
 // that a scraper (and the chart's alerts and dashboard) finds each family before its first series.
 #pragma once
 
+#include <string>
 #include <string_view>
 
+#include "webhook/log.h"
 #include "webhook/metrics.h"
 
 namespace wm::controllers {
@@ -35,6 +37,19 @@ inline void declare_cluster_metrics(webhook::Metrics& metrics) {
        {kLeaderMetric, kWatchUpMetric, kWatchFailuresMetric, kKartasMetric, kPodGroupErrorsMetric,
         kPodGroupsAppliedMetric, kPodGroupsDeletedMetric, kWebhookRulesAddedMetric})
     metrics.declare(f.name, f.type, f.help);
+}
+
+// What every watch of the cluster side says when it fails (retried by its reflector) and when it is live again: the
+// watch_up gauge, the failures counter, and a warning that names what may be stale meanwhile.
+inline void report_watch_failed(webhook::Metrics& metrics, const webhook::Logger& log, const std::string& resource,
+                                const std::string& problem, std::string_view stale) {
+  metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource}}, 0);
+  metrics.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help, {{"resource", resource}});
+  log.log(webhook::LogLevel::Warn, "watch failed; " + std::string(stale) + " may be stale until it recovers",
+          {{"resource", resource}, {"problem", problem}});
+}
+inline void report_watch_live(webhook::Metrics& metrics, const std::string& resource) {
+  metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource}}, 1);
 }
 
 }  // namespace wm::controllers

@@ -3,6 +3,7 @@
 #include "controllers/cluster_metrics.h"
 #include "controllers/karta_source.h"
 #include "controllers/pod_groups.h"
+#include "controllers/reference_watch.h"
 #include "controllers/webhook_rules.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
@@ -18,6 +19,7 @@ struct ClusterSide::Parts {
   std::unique_ptr<EventRecorder> events;
   std::unique_ptr<KartaSource> kartas;
   std::unique_ptr<PodGroupController> pod_groups;
+  std::unique_ptr<ReferenceWatch> references;
   std::unique_ptr<WebhookRules> webhook_rules;
   std::unique_ptr<kube::LeaderElection> election;
 };
@@ -37,6 +39,8 @@ bool ClusterSide::start(std::string& error) {
   declare_cluster_metrics(metrics_);
   parts->events = std::make_unique<EventRecorder>(client, options_.identity, log_);
   if (options_.kartas) parts->kartas = std::make_unique<KartaSource>(client, state_, metrics_, log_, *parts->events);
+  // Every replica admits, so every replica holds the referenced objects.
+  parts->references = std::make_unique<ReferenceWatch>(client, *parts->discovery, state_, metrics_, log_);
   if (options_.pod_groups)
     parts->pod_groups =
         std::make_unique<PodGroupController>(client, *parts->discovery, state_, metrics_, log_, *parts->events);
@@ -78,6 +82,7 @@ bool ClusterSide::start(std::string& error) {
     for (int i = 0; i < PodGroupController::kReconcileWorkers; ++i)
       threads_.emplace_back([this] { parts_->pod_groups->reconcile(stop_, leading_); });
   }
+  threads_.emplace_back([this] { parts_->references->run(stop_); });
   if (parts_->webhook_rules) threads_.emplace_back([this] { parts_->webhook_rules->run(stop_, leading_); });
   threads_.emplace_back([this] { parts_->election->run(stop_); });
   return true;

@@ -80,27 +80,22 @@ std::tuple<std::string, std::string, std::string> split_key(const std::string& k
 
 }  // namespace
 
-PodGroupController::~PodGroupController() {
-  for (auto& [key, w] : watchers_) {
-    w->stop = true;
-    if (w->thread.joinable()) w->thread.join();
-  }
-}
+PodGroupController::~PodGroupController() { watchers_.stop_all(); }
 
-void PodGroupController::watch_kind(const std::string& group, const std::string& version, const std::string& kind,
-                                    Watcher& self) {
+void PodGroupController::watch_kind(const GroupVersionKind& gvk, const std::atomic<bool>& stop) {
+  const std::string &group = gvk.group, &version = gvk.version, &kind = gvk.kind;
   const std::string kind_key = (group.empty() ? "" : group + "/") + kind;
   kube::Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
   std::optional<kube::Resource> resource;
   bool said = false;
-  while (!self.stop.load()) {
+  while (!stop.load()) {
     std::string error;
     resource = discovery_.find(group, version, kind, error);
     if (resource) break;
     if (!said)
       log_.log(LogLevel::Warn, "cannot watch a workload kind yet (retrying)", {{"kind", kind_key}, {"problem", error}});
     said = true;
-    if (!kube::sleep_unless_stopped(backoff.next(), self.stop)) return;
+    if (!kube::sleep_unless_stopped(backoff.next(), stop)) return;
   }
   if (!resource) return;
   const std::string resource_name = resource->plural + (group.empty() ? "" : "." + group);
@@ -150,13 +145,10 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
          queue_.add(key);
        },
        [&](const std::string& problem) {
-         metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource_name}}, 0);
-         metrics_.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help, {{"resource", resource_name}});
-         log_.log(LogLevel::Warn, "watch failed; PodGroups of this kind may be stale until it recovers",
-                  {{"resource", resource_name}, {"problem", problem}});
+         report_watch_failed(metrics_, log_, resource_name, problem, "PodGroups of this kind");
        },
        [&] {
-         metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource_name}}, 1);
+         report_watch_live(metrics_, resource_name);
          // The API server answers again: workloads whose writes failed meanwhile are retried now, not at the end
          // of a back-off grown through the outage (up to a minute).
          std::vector<std::string> failed;
@@ -167,15 +159,14 @@ void PodGroupController::watch_kind(const std::string& group, const std::string&
          for (const auto& key : failed) queue_.add(key);
        }});
   log_.log(LogLevel::Info, "watching workloads for PodGroups", {{"resource", resource_name}});
-  reflector.run(self.stop);
+  reflector.run(stop);
 }
 
 void PodGroupController::watch(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     // Kinds that some rule's profile makes PodGroups for: only those are watched, one watch per kind (at the version
     // of its first definition; the API server converts).
-    std::map<std::string, std::pair<std::string, std::string>> wanted;  // group/kind -> (group, version)
-    std::map<std::string, std::string> kinds;                           // group/kind -> kind
+    std::map<std::string, GroupVersionKind> wanted;  // by group/kind
     const webhook::AdmissionState st = state_.current();
     if (st.catalog && st.policy)
       for (const auto& d : st.catalog->definitions())
@@ -185,35 +176,13 @@ void PodGroupController::watch(const std::atomic<bool>& stop) {
             return webhook::kind_matches(k, d->gvk.group, d->gvk.kind);
           });
           if (kind_ok && (webhook::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, true).pod_group ||
-                          webhook::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, false).pod_group)) {
-            const std::string key = d->gvk.group + "/" + d->gvk.kind;
-            wanted.emplace(key, std::make_pair(d->gvk.group, d->gvk.version));
-            kinds.emplace(key, d->gvk.kind);
-          }
+                          webhook::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, false).pod_group))
+            wanted.emplace(d->gvk.group + "/" + d->gvk.kind, d->gvk);
         }
-    for (auto it = watchers_.begin(); it != watchers_.end();) {
-      if (wanted.count(it->first)) {
-        ++it;
-        continue;
-      }
-      it->second->stop = true;
-      it->second->thread.join();
-      it = watchers_.erase(it);
-    }
-    for (const auto& [key, where] : wanted) {
-      if (watchers_.count(key)) continue;
-      auto w = std::make_unique<Watcher>();
-      Watcher& self = *w;
-      w->thread = std::thread([this, group = where.first, version = where.second, kind = kinds[key], &self] {
-        watch_kind(group, version, kind, self);
-      });
-      watchers_.emplace(key, std::move(w));
-    }
+    watchers_.sync(wanted);
     kube::sleep_unless_stopped(std::chrono::seconds(2), stop);
   }
-  for (auto& [key, w] : watchers_) w->stop = true;
-  for (auto& [key, w] : watchers_) w->thread.join();
-  watchers_.clear();
+  watchers_.stop_all();
 }
 
 void PodGroupController::leadership_changed(bool leading) {
@@ -285,6 +254,7 @@ bool PodGroupController::reconcile_one(const std::string& key) {
     ObjectDocument doc(root);
     ViewOptions options = webhook::view_options_for(*profile, gvk.group, gvk.kind, !has_controller(root));
     options.catalog = st.catalog.get();
+    options.references = st.references.get();
     const WorkloadView view = build_view(*match.definition, doc, options);
     std::string group_name(string_at(root, pointer_child("/metadata/annotations", webhook::kGroupNameAnnotation)));
     if (group_name.empty()) group_name = string_at(root, "/metadata/name");

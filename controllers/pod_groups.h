@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "controllers/events.h"
+#include "controllers/kind_watchers.h"
 #include "controllers/owned_pod_groups.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
@@ -38,6 +39,7 @@ class PodGroupController {
         metrics_(metrics),
         log_(log),
         events_(events),
+        watchers_([this](const GroupVersionKind& kind, const std::atomic<bool>& stop) { watch_kind(kind, stop); }),
         owned_(client, std::string(kOwnerUidLabel)) {}
   // On each PodGroup: the uid of the workload it was made for, to find them again.
   static constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
@@ -51,11 +53,7 @@ class PodGroupController {
   void leadership_changed(bool leading);
 
  private:
-  struct Watcher {
-    std::atomic<bool> stop{false};
-    std::thread thread;
-  };
-  void watch_kind(const std::string& group, const std::string& version, const std::string& kind, Watcher& self);
+  void watch_kind(const GroupVersionKind& kind, const std::atomic<bool>& stop);
   bool reconcile_one(const std::string& key);  // false: retry later
   // The PodGroups (resource path, name) this controller made for a workload, as the API server lists them;
   // nullopt (with `problem`) when a list fails.
@@ -69,7 +67,7 @@ class PodGroupController {
   webhook::Metrics& metrics_;
   const webhook::Logger& log_;
   EventRecorder& events_;
-  std::map<std::string, std::unique_ptr<Watcher>> watchers_;  // by group/kind
+  KindWatchers watchers_;  // stopped first, by the destructor: their threads use what follows
 
   std::mutex mutex_;
   std::map<std::string, std::string> objects_;  // key (kind|namespace/name) -> the workload, as JSON

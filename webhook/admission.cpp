@@ -225,12 +225,13 @@ class Reviewer {
     if (json.empty())
       json = task_groups_json(
           gang_members(*gang, view_.components, rule_.profile ? rule_.profile->gang_rule : GangRule::Minimum),
-          doc_.root());
+          view_.document(doc_).root());
     return json;
   }
 
   std::string patch(std::vector<std::string>& warnings) {
     JsonPatchBuilder patch(doc_.root());
+    PodEditor editor(view_, patch);
     const ProfileEdits& profile = profile_;
     PodEdits edits;  // reused from one pod template to the next
     edits.scheduler_name = profile.scheduler_name;
@@ -260,8 +261,9 @@ class Reviewer {
         }
         edits.labels.resize(labels);
         edits.annotations.resize(annotations);
-        apply_pod_edits(patch, i, edits, warnings);
+        editor.edit(i, edits, warnings);
       }
+    editor.finish(doc_.root(), warnings);
     RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
     if (profile_.pod_group && rule_.profile) {
       // What the PodGroup controller needs to make this workload's PodGroups after admission, decided here once.
@@ -348,7 +350,7 @@ class Reviewer {
         if (limits.require_requests_with_gpus && i.shape != PodShape::Fragmented) {
           simdjson::dom::element pod_spec;
           std::string at = i.shape == PodShape::PodTemplate ? i.location + "/spec" : i.location;
-          if (doc_.root().at_pointer(at).get(pod_spec) == simdjson::SUCCESS)
+          if (view_.document(doc_).root().at_pointer(at).get(pod_spec) == simdjson::SUCCESS)
             for (const auto& name : gpu_containers_missing_requests(pod_spec, {"cpu", "memory"}))
               out.push_back(who + ": container " + name + " in " + where +
                             " asks for GPUs in its limits but does not request cpu and memory");
@@ -501,6 +503,8 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
   ViewOptions options =
       rule->profile ? view_options_for(*rule->profile, req.group, req.kind, !controller) : ViewOptions{};
   options.catalog = state.catalog.get();
+  options.references = state.references.get();
+  options.namespace_name = std::string(req.namespace_name);
   WorkloadView view = build_view(*match.definition, doc, options);
   if (!view.warnings.empty())
     return not_understood("workload-map cannot understand " + display_name(view, req.namespace_name) + ": " +

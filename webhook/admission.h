@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "mapper/catalog/catalog.h"
+#include "mapper/view/references.h"
 #include "webhook/policy.h"
 
 namespace wm::webhook {
@@ -16,6 +17,8 @@ namespace wm::webhook {
 struct AdmissionState {
   std::shared_ptr<const Catalog> catalog;
   std::shared_ptr<const Policy> policy;
+  // Objects that workloads refer to, as the cluster side last saw them (mapper/view/references.h); may be null.
+  std::shared_ptr<const ReferenceStore> references;
 };
 
 // Written on a workload whose profile needs PodGroups made after admission (controllers/pod_groups): the profile,

@@ -8,7 +8,9 @@ namespace wm::webhook {
 StateStore::StateStore(StateSources sources)
     : sources_(sources),
       policy_watch_(sources.policy_file.empty() ? std::vector<std::string>{} : std::vector{sources.policy_file}),
-      definitions_watch_(sources.definition_dirs) {}
+      definitions_watch_(sources.definition_dirs) {
+  state_.references = references_;
+}
 
 bool StateStore::load(std::vector<std::string>& errors) {
   bool definitions = load_definitions(errors);

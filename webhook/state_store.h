@@ -38,6 +38,9 @@ class StateStore {
   // The Karta objects' definitions now in force (each already checked); replaces the previous set.
   void set_cluster_definitions(std::vector<std::shared_ptr<const Definition>> definitions);
 
+  // The objects workloads refer to: the cluster side keeps them current, admission reads them.
+  ReferenceStore& references() { return *references_; }
+
   AdmissionState current() const;
   bool ready() const;
 
@@ -50,6 +53,7 @@ class StateStore {
   FileWatch policy_watch_, definitions_watch_;
   mutable std::mutex mutex_;
   AdmissionState state_;
+  std::shared_ptr<ReferenceStore> references_ = std::make_shared<ReferenceStore>();
   Catalog builtin_, from_directories_;
   std::vector<std::shared_ptr<const Definition>> from_cluster_;
   bool cluster_expected_ = false, cluster_loaded_ = false;

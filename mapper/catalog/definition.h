@@ -48,6 +48,14 @@ inline constexpr std::string_view kExtraGangsAnnotation = "workload-map.io/extra
 // A jq expression over the object yielding whole objects it wraps (an AppWrapper's components[].template), each read
 // with the definition the catalog has for its own kind (Definition::wrapped_objects).
 inline constexpr std::string_view kWrappedObjectsAnnotation = "workload-map.io/wrapped-objects";
+// Objects of other kinds that the workload's pods come from (a TrainJob's TrainingRuntime), each found by a kind and a
+// name the object gives (Definition::references); shaped as upstream Karta's `references` lookups by name.
+inline constexpr std::string_view kReferencesAnnotation = "workload-map.io/references";
+// A jq expression over {object, references: {name: object or null}} yielding the object the definition's paths read
+// (Definition::resolved_object): the workload as its operator will build it from the object and its references.
+inline constexpr std::string_view kResolvedObjectAnnotation = "workload-map.io/resolved-object";
+// Where edits go for pods whose templates a referenced object holds (Definition::referenced_pod_edits).
+inline constexpr std::string_view kReferencedPodEditsAnnotation = "workload-map.io/referenced-pod-edits";
 
 struct ScaleDefinition {
   Path replicas, min_replicas, max_replicas;
@@ -129,6 +137,30 @@ struct GangPodGroupDefinition {
   std::optional<TopologyConstraint> topology;
 };
 
+// One referenced object: the kinds it may be (the cluster side watches them all) and the expressions, over the object,
+// that give the kind (one of `kinds`, by kind name) and the name it is looked up by.
+struct ReferenceDefinition {
+  struct Kind {
+    GroupVersionKind gvk;
+    bool namespaced = true;  // looked up in the object's namespace; cluster-scoped kinds are not
+  };
+  std::string name;  // the key under `references` that the resolved-object expression reads it by
+  std::vector<Kind> kinds;
+  Path kind;         // null: the only kind in `kinds`
+  Path object_name;  // the referenced object's metadata.name
+};
+
+// Pods whose templates a referenced object holds are edited through one entry of a list in the object that
+// workload-map owns (a TrainJob's runtimePatches entry with manager workload-map.io), replaced whole: under
+// `instance_list` in the entry, an item per edited instance, named by `instance_key`, with the pod labels and
+// annotations at `pod_metadata` in it. Every location is an RFC 6901 pointer; the last three are relative to the entry
+// and to the item.
+struct ReferencedPodEdits {
+  std::string list;
+  std::vector<std::pair<std::string, std::string>> entry;  // the fields that tell the entry apart
+  std::string instance_list, instance_key, pod_metadata;
+};
+
 struct Definition {
   std::string name;      // metadata.name
   std::string file;      // where it was read from, for messages
@@ -143,6 +175,9 @@ struct Definition {
   Path min_sub_groups;   // how many of the podGroup's sub-groups must start (KAI's root minSubGroup); null: all
   Path extra_gangs;      // kExtraGangsAnnotation; shown by inspect, never written by admission
   Path wrapped_objects;  // kWrappedObjectsAnnotation: objects inside this one, read with their own kinds' definitions
+  std::vector<ReferenceDefinition> references;  // kReferencesAnnotation
+  Path resolved_object;                         // kResolvedObjectAnnotation: set exactly when `references` is not empty
+  std::optional<ReferencedPodEdits> referenced_pod_edits;  // kReferencedPodEditsAnnotation; none: not edited
 
   const ComponentDefinition& root() const { return components.front(); }
   const ComponentDefinition* component(const std::string& name) const;

@@ -64,6 +64,10 @@ void for_each_object_path(const Definition& definition,
   visit("sub-groups.minSubGroups (a count, like minReplicasPath)", definition.min_sub_groups);
   visit("extra-gangs", definition.extra_gangs);
   visit("wrapped-objects", definition.wrapped_objects);
+  for (const auto& r : definition.references) {
+    visit("references." + r.name + ".kind", r.kind);
+    visit("references." + r.name + ".name", r.object_name);
+  }
 }
 
 namespace {
@@ -230,6 +234,7 @@ class DefinitionReader {
     if (metadata.IsMap()) sub_groups(metadata["annotations"], def);
     if (metadata.IsMap()) extra_gangs(metadata["annotations"], def);
     if (metadata.IsMap()) wrapped_objects(metadata["annotations"], def);
+    if (metadata.IsMap()) references(metadata["annotations"], def);
     check_structure(def, structure, sd);
 
     YAML::Node optimization = spec["optimizationInstructions"];
@@ -584,6 +589,116 @@ class DefinitionReader {
   void wrapped_objects(const YAML::Node& annotations, Definition& def) {
     if (annotations.IsMap())
       def.wrapped_objects = r_.path(annotations, kWrappedObjectsAnnotation.data(), "metadata.annotations");
+  }
+
+  // workload-map.io/references: {name: {kinds: [{group, version, kind, namespaced}], kind: jq, name: jq}}, read
+  // together with workload-map.io/resolved-object, which says what the definition's paths read.
+  void references(const YAML::Node& annotations, Definition& def) {
+    YAML::Node at;
+    std::string field;
+    const YAML::Node refs = annotation_yaml(annotations, kReferencesAnnotation, at, field);
+    for (const auto& entry : refs) {
+      ReferenceDefinition r;
+      r.name = entry.first.Scalar();
+      const std::string f = field + "." + r.name;
+      const YAML::Node& spec = entry.second;
+      if (!spec.IsMap()) {
+        r_.error(at, 0, f, "must be a mapping (kinds, kind, name)");
+        continue;
+      }
+      for (const auto& key : spec)
+        if (key.first.Scalar() != "kinds" && key.first.Scalar() != "kind" && key.first.Scalar() != "name")
+          r_.error(at, 0, f + "." + key.first.Scalar(), "unknown field (kinds, kind, name)");
+      if (const YAML::Node kinds = spec["kinds"]; kinds.IsDefined() && kinds.IsSequence() && kinds.size() > 0) {
+        for (size_t i = 0; i < kinds.size(); ++i) {
+          const std::string kf = f + ".kinds[" + std::to_string(i) + "]";
+          const YAML::Node k = kinds[i];
+          if (!k.IsMap()) {
+            r_.error(at, 0, kf,
+                     "must give version and kind (and group, and namespaced: false for a cluster-scoped kind)");
+            continue;
+          }
+          auto gvk = this->gvk(k, kf, false);
+          if (!gvk) continue;
+          ReferenceDefinition::Kind kind;
+          kind.gvk = std::move(*gvk);
+          if (const YAML::Node n = k["namespaced"]; n.IsDefined()) {
+            if (n.IsScalar() && (n.Scalar() == "true" || n.Scalar() == "false"))
+              kind.namespaced = n.Scalar() == "true";
+            else
+              r_.error(at, 0, kf + ".namespaced", "must be true or false");
+          }
+          r.kinds.push_back(std::move(kind));
+        }
+      } else {
+        r_.error(at, 0, f + ".kinds", "must list the kinds the reference may name");
+      }
+      auto expression = [&](const char* key, bool required) -> Path {
+        const YAML::Node n = spec[key];
+        if (!n.IsDefined() || n.IsNull()) {
+          if (required) r_.error(at, 0, f + "." + key, "is required: a jq expression");
+          return nullptr;
+        }
+        if (!n.IsScalar() || n.Scalar().empty()) {
+          r_.error(at, 0, f + "." + key, "must be a jq expression");
+          return nullptr;
+        }
+        return r_.expression(n.Scalar(), at, Reader::line_of(at), f + "." + key);
+      };
+      r.kind = expression("kind", r.kinds.size() > 1);
+      r.object_name = expression("name", true);
+      def.references.push_back(std::move(r));
+    }
+    if (annotations.IsMap())
+      def.resolved_object = r_.path(annotations, kResolvedObjectAnnotation.data(), "metadata.annotations");
+    if (!def.references.empty() && !def.resolved_object)
+      r_.error(annotations, 0, "metadata.annotations." + std::string(kResolvedObjectAnnotation),
+               "is required with " + std::string(kReferencesAnnotation) + ": the references are read through it");
+    referenced_pod_edits(annotations, def);
+    if (def.references.empty() && def.resolved_object)
+      r_.error(annotations, 0, "metadata.annotations." + std::string(kResolvedObjectAnnotation),
+               "reads references, but " + std::string(kReferencesAnnotation) + " names none");
+  }
+
+  // workload-map.io/referenced-pod-edits: {list, entry: {key: value}, instanceList, instanceKey, podMetadata}.
+  void referenced_pod_edits(const YAML::Node& annotations, Definition& def) {
+    YAML::Node at;
+    std::string field;
+    const YAML::Node spec = annotation_yaml(annotations, kReferencedPodEditsAnnotation, at, field);
+    if (!spec.IsMap()) return;
+    ReferencedPodEdits edits;
+    auto pointer = [&](const char* key, std::string& out) {
+      const YAML::Node n = spec[key];
+      if (n.IsDefined() && n.IsScalar() && !n.Scalar().empty() && n.Scalar()[0] == '/') {
+        out = n.Scalar();
+        return;
+      }
+      r_.error(at, 0, field + "." + key, "must be a JSON pointer (/a/b)");
+    };
+    for (const auto& key : spec) {
+      const std::string k = key.first.Scalar();
+      if (k != "list" && k != "entry" && k != "instanceList" && k != "instanceKey" && k != "podMetadata")
+        r_.error(at, 0, field + "." + k, "unknown field (list, entry, instanceList, instanceKey, podMetadata)");
+    }
+    pointer("list", edits.list);
+    pointer("instanceList", edits.instance_list);
+    pointer("podMetadata", edits.pod_metadata);
+    if (const YAML::Node k = spec["instanceKey"]; k.IsDefined() && k.IsScalar() && !k.Scalar().empty())
+      edits.instance_key = k.Scalar();
+    else
+      r_.error(at, 0, field + ".instanceKey", "must name the field that holds an instance's id");
+    if (const YAML::Node e = spec["entry"]; e.IsDefined() && e.IsMap() && e.size() > 0) {
+      for (const auto& kv : e)
+        if (kv.second.IsScalar() && !kv.second.Scalar().empty())
+          edits.entry.emplace_back(kv.first.Scalar(), kv.second.Scalar());
+        else
+          r_.error(at, 0, field + ".entry." + kv.first.Scalar(), "must be a string");
+    } else {
+      r_.error(at, 0, field + ".entry", "must map the fields that tell workload-map's entry apart to their values");
+    }
+    if (!def.resolved_object)
+      r_.error(at, 0, field, "is for pods from referenced objects: it needs " + std::string(kReferencesAnnotation));
+    def.referenced_pod_edits = std::move(edits);
   }
 
   std::optional<TopologyConstraint> topology(const YAML::Node& parent, const std::string& field) {

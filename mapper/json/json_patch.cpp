@@ -178,6 +178,22 @@ bool JsonPatchBuilder::set(std::string_view pointer, std::string_view value_json
   return false;
 }
 
+bool JsonPatchBuilder::append(std::string_view pointer, std::string_view value_json) {
+  simdjson::dom::element found;
+  uint32_t node = kNone;
+  const Located where = locate(pointer, found, node);
+  if (where == Located::Created) make_leaf(node, "[" + std::string(value_json) + "]");
+  if (where != Located::Exists) return where == Located::Created;
+  if (!found.is_array()) {
+    error_ = "cannot append to " + std::string(pointer) + ": it is not a list";
+    return false;
+  }
+  op_scratch_.clear();
+  append_op(op_scratch_, "add", std::string(pointer) + "/-", value_json);
+  add_op();
+  return true;
+}
+
 bool JsonPatchBuilder::set_string(std::string_view pointer, std::string_view value) {
   value_scratch_.clear();
   append_json_string(value_scratch_, value);

@@ -22,6 +22,8 @@ class JsonPatchBuilder {
   // `value_json` is JSON text. Returns false (with `error()` set) when the location cannot hold it.
   bool set(std::string_view pointer, std::string_view value_json);
   bool set_string(std::string_view pointer, std::string_view value);
+  // Adds `value_json` at the end of the list at `pointer`, creating the list if missing.
+  bool append(std::string_view pointer, std::string_view value_json);
   // Adds or replaces each key of the string map at `pointer`, creating the map if missing.
   bool merge_map(std::string_view pointer, const StringPairs& entries);
 

@@ -41,13 +41,16 @@ std::string apply_json_patch(const std::string& document_json, const std::string
       jv_free(value);
       break;
     }
-    // Tokens become numbers where the parent is an array, as jq paths need.
+    // Tokens become numbers where the parent is an array, as jq paths need; "-" is the end of an array (an append).
     jv path = jv_array();
     for (const auto& token : split_pointer(pointer)) {
       jv parent = jv_getpath(jv_copy(doc), jv_copy(path));
-      bool array = jv_get_kind(parent) == JV_KIND_ARRAY;
+      const bool array = jv_get_kind(parent) == JV_KIND_ARRAY;
+      const double index = !array         ? 0
+                           : token == "-" ? jv_array_length(jv_copy(parent))
+                                          : std::strtod(token.c_str(), nullptr);
       jv_free(parent);
-      path = jv_array_append(path, array ? jv_number(std::strtod(token.c_str(), nullptr)) : jv_string(token.c_str()));
+      path = jv_array_append(path, array ? jv_number(index) : jv_string(token.c_str()));
     }
     doc = jv_setpath(doc, path, value);
     if (!jv_is_valid(doc)) error = "cannot apply " + kind + " at " + pointer;

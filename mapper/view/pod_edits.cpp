@@ -1,5 +1,10 @@
 #include "mapper/view/pod_edits.h"
 
+#include <algorithm>
+
+#include "mapper/json/json_pointer.h"
+#include "mapper/json/json_writer.h"
+
 namespace wm {
 
 namespace {
@@ -19,7 +24,8 @@ void apply_pod_edits(JsonPatchBuilder& patch, const InstanceView& instance, cons
     // submitter): one warning, not one per field.
     if (edits.scheduler_name || edits.priority_class_name || !edits.labels.empty() || !edits.annotations.empty())
       note(warnings, instance, "pods not edited",
-           "the definition locates no pod field (the API has none, or the pods come from the operator's defaults)");
+           "the definition locates no pod field (the API has none, or the pods come from the operator's defaults "
+           "or from a referenced object)");
     return;
   }
   auto set = [&](const std::optional<std::string>& where, const std::optional<std::string>& value, const char* what) {
@@ -45,11 +51,107 @@ void apply_root_edits(JsonPatchBuilder& patch, const RootEdits& edits, std::vect
     warnings.push_back("metadata.annotations: " + patch.error());
 }
 
+namespace {
+
+// {"k":"v",...} in key order, so that an entry written again unchanged compares equal to the stored one (the API
+// server stores objects' maps in key order).
+std::string sorted_map_json(StringPairs pairs) {
+  std::sort(pairs.begin(), pairs.end());
+  std::string out = "{";
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, pairs[i].first);
+    out += ':';
+    append_json_string(out, pairs[i].second);
+  }
+  return out + "}";
+}
+
+// `fields` (JSON members, without braces) and `inner` at `pointer` below them, as one object's text.
+std::string object_with(const std::string& fields, std::string_view pointer, const std::string& inner) {
+  const std::vector<std::string> tokens = split_pointer(pointer);
+  std::string nested = inner;
+  for (auto t = tokens.rbegin(); t != tokens.rend(); ++t) {
+    std::string wrapped = "{";
+    if (t + 1 == tokens.rend() && !fields.empty()) wrapped += fields + ",";
+    append_json_string(wrapped, *t);
+    nested = wrapped + ":" + nested + "}";
+  }
+  if (tokens.empty()) return "{" + fields + "}";
+  return nested;
+}
+
+}  // namespace
+
+PodEditor::PodEditor(const WorkloadView& view, JsonPatchBuilder& patch) : patch_(patch) {
+  if (view.resolved && view.definition && view.definition->referenced_pod_edits)
+    referenced_ = &*view.definition->referenced_pod_edits;
+}
+
+void PodEditor::edit(const InstanceView& instance, const PodEdits& edits, std::vector<std::string>& warnings) {
+  if (!referenced_) return apply_pod_edits(patch_, instance, edits, warnings);
+  if (instance.shape == PodShape::Logical) return;
+  if (edits.scheduler_name || edits.priority_class_name)
+    note(warnings, instance, "schedulerName and priorityClassName not set",
+         "the pods' template is in a referenced object, and " + referenced_->list + " has no place for them");
+  if (!edits.labels.empty() || !edits.annotations.empty())
+    items_.push_back({instance.id, edits.labels, edits.annotations});
+}
+
+void PodEditor::finish(simdjson::dom::element root, std::vector<std::string>& warnings) {
+  if (!referenced_ || items_.empty()) return;
+  const ReferencedPodEdits& at = *referenced_;
+  std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.id < b.id; });
+  std::string items = "[";
+  for (size_t n = 0; n < items_.size(); ++n) {
+    std::string metadata = "{";
+    if (!items_[n].annotations.empty()) metadata += "\"annotations\":" + sorted_map_json(items_[n].annotations);
+    if (!items_[n].labels.empty())
+      metadata += std::string(metadata.size() > 1 ? "," : "") + "\"labels\":" + sorted_map_json(items_[n].labels);
+    metadata += "}";
+    std::string key;
+    append_json_string(key, at.instance_key);
+    key += ':';
+    append_json_string(key, items_[n].id);
+    items += (n ? "," : "") + object_with(key, at.pod_metadata, metadata);
+  }
+  items += "]";
+  std::string fields;
+  for (const auto& [k, v] : at.entry) {
+    if (!fields.empty()) fields += ',';
+    append_json_string(fields, k);
+    fields += ':';
+    append_json_string(fields, v);
+  }
+  const std::string entry = object_with(fields, at.instance_list, items);
+
+  // workload-map's own entry, if the object has one already: replaced whole.
+  simdjson::dom::array list;
+  if (root.at_pointer(at.list).get_array().get(list) == simdjson::SUCCESS) {
+    size_t index = 0;
+    for (simdjson::dom::element e : list) {
+      const bool ours = std::all_of(at.entry.begin(), at.entry.end(), [&](const auto& kv) {
+        std::string_view value;
+        return e.at_key(kv.first).get_string().get(value) == simdjson::SUCCESS && value == kv.second;
+      });
+      if (ours) {
+        if (!patch_.set(pointer_child(at.list, std::to_string(index)), entry))
+          warnings.push_back(at.list + ": " + patch_.error());
+        return;
+      }
+      ++index;
+    }
+  }
+  if (!patch_.append(at.list, entry)) warnings.push_back(at.list + ": " + patch_.error());
+}
+
 std::string make_patch(const WorkloadView& view, ObjectDocument& doc, const PodEdits& pods, const RootEdits& root,
                        std::vector<std::string>& warnings) {
   JsonPatchBuilder patch(doc.root());
+  PodEditor editor(view, patch);
   for (const auto& c : view.components)
-    for (const auto& i : c.instances) apply_pod_edits(patch, i, pods, warnings);
+    for (const auto& i : c.instances) editor.edit(i, pods, warnings);
+  editor.finish(doc.root(), warnings);
   apply_root_edits(patch, root, warnings);
   return patch.str();
 }

@@ -322,10 +322,21 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   view.namespace_name = metadata_string(root, "namespace");
   view.generate_name = metadata_string(root, "generateName");
 
-  ViewBuilder builder(doc, view, options);
+  if (definition.resolved_object) {
+    std::string problem;
+    view.resolved =
+        resolve_references(definition, doc, options.references,
+                           view.namespace_name.empty() ? options.namespace_name : view.namespace_name, problem);
+    if (!view.resolved) {
+      view.warnings.push_back(problem);
+      return view;
+    }
+  }
+  ObjectDocument& read = view.document(doc);
+  ViewBuilder builder(read, view, options);
   for (const auto& c : definition.components) view.components.push_back(builder.component(c));
   std::vector<GangGroupView> wrapped_gangs;
-  if (definition.wrapped_objects) add_wrapped_objects(definition, doc, options, view, wrapped_gangs);
+  if (definition.wrapped_objects) add_wrapped_objects(definition, read, options, view, wrapped_gangs);
   for (const auto& c : view.components)
     for (const auto& i : c.instances) {
       view.total_pods += i.pods;
@@ -341,9 +352,14 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
         "object) that workload-map does not read");
   // A wrapping definition's gangs are its wrapped objects', each after its own kind's rule.
   view.gangs = definition.wrapped_objects ? std::move(wrapped_gangs)
-                                          : compute_gangs(definition, view.components, options, doc, view.warnings);
+                                          : compute_gangs(definition, view.components, options, read, view.warnings);
   if (options.status && definition.root().status)
-    view.phases = evaluate_status(*definition.root().status, doc, view.warnings);
+    view.phases = evaluate_status(*definition.root().status, read, view.warnings);
+  // Pod fields located in the resolved document are not in the object: a patch there would edit nothing, or the
+  // wrong field.
+  if (view.resolved)
+    for (auto& c : view.components)
+      for (auto& i : c.instances) i.fields = {};
   return view;
 }
 

@@ -11,6 +11,7 @@
 #include "mapper/catalog/definition.h"
 #include "mapper/json/value.h"
 #include "mapper/view/quantity.h"
+#include "mapper/view/references.h"
 
 namespace wm {
 
@@ -91,8 +92,13 @@ struct WorkloadView {
   std::vector<GangGroupView> gangs;
   std::vector<std::string> phases;  // empty unless asked for; "Undefined" when no mapping matches
   std::vector<std::string> warnings;
+  // For a definition with references: the document its paths read (the workload as its operator builds it from the
+  // object and the objects it refers to). Its locations are not in the object, so its pod fields are not edited.
+  std::shared_ptr<ResolvedDocument> resolved;
 
   size_t pod_template_count() const;
+  // What the view's locations point into: the resolved document, else the object itself.
+  ObjectDocument& document(ObjectDocument& object) const { return resolved ? *resolved->object : object; }
 };
 
 struct ViewOptions {
@@ -105,6 +111,10 @@ struct ViewOptions {
   // Where the objects a definition wraps (Definition::wrapped_objects) find their own definitions. Without it, such
   // objects are problems: the workload is not understood.
   const Catalog* catalog = nullptr;
+  // Where the objects a definition refers to (Definition::references) are found, and the namespace of an object that
+  // does not say its own (an admission request's). Without a store, such objects are problems.
+  const ReferenceStore* references = nullptr;
+  std::string namespace_name;
 };
 
 WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});

@@ -90,3 +90,13 @@ for module in "${modules[@]}"; do
 done
 ((built == 0)) || echo "cluster/build.sh: built $built binaries into $out in $((SECONDS - start)) s" >&2
 ((copied == 0)) || echo "cluster/build.sh: copied $copied binaries from $cache in $((SECONDS - start)) s" >&2
+
+# CRDs of releases whose operators are not run here but whose objects workloads refer to (Kubeflow Trainer's
+# TrainJob and runtimes), from the release's module (tests/cluster/crds/go.mod) into build/cluster/crds/, which
+# fixture.sh installs beside ../shared/crds.
+crds_out=$(dirname "$out")/crds
+mkdir -p "$crds_out"
+trainer=$(cd "$here/crds" && go mod download github.com/kubeflow/trainer/v2 &&
+  go list -m -f '{{.Dir}}' github.com/kubeflow/trainer/v2)
+cp "$trainer"/manifests/base/crds/trainer.kubeflow.org_*.yaml "$crds_out/"
+chmod u+w "$crds_out"/*.yaml

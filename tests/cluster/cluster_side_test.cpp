@@ -423,3 +423,86 @@ spec:
       std::chrono::seconds(40)));
   c.kubectl({"delete", "karta", "wmtest-outage"});
 }
+
+// A TrainJob's pods come from the ClusterTrainingRuntime it names (Kubeflow Trainer's real CRDs, from its release):
+// the cluster side watches runtimes into memory, so admission counts the TrainJob by them without asking the API
+// server, and a runtime it has not seen makes the TrainJob not understood (admitted under Ignore, with a warning that
+// names the runtime).
+TEST_CASE("a TrainJob is counted by the ClusterTrainingRuntime the cluster side holds, and not understood without it") {
+  const Cluster& cluster = Cluster::get();
+  const std::string ns = make_namespace("trainjob");
+  RegisteredWebhook webhook(gpu_limit_policy(2), "base", cluster_args(service_account_kubeconfig()));
+  const std::string runtime = write_temp("gpu-runtime.yaml", R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: wm-gpu-torch}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata:
+            labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+          spec:
+            template:
+              spec:
+                containers:
+                - name: node
+                  image: pytorch/pytorch
+                  resources: {limits: {nvidia.com/gpu: 1}}
+)");
+  const std::string train_job = write_temp("train-job.yaml", R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tj, namespace: )" + ns + R"(}
+spec:
+  runtimeRef: {name: wm-gpu-torch}
+  trainer: {numNodes: 4}
+)");
+  cluster.kubectl({"delete", "clustertrainingruntime", "wm-gpu-torch", "--ignore-not-found"});
+
+  CommandResult unknown = cluster.kubectl({"create", "--dry-run=server", "-f", train_job});
+  INFO(unknown.out << unknown.err);
+  CHECK(unknown.status == 0);
+  CHECK(unknown.err.find("ClusterTrainingRuntime wm-gpu-torch (trainer.kubeflow.org) is not known") !=
+        std::string::npos);
+
+  REQUIRE(cluster.kubectl({"apply", "-f", runtime}).status == 0);
+  CommandResult refused;
+  const bool counted = eventually(
+      [&] {
+        refused = cluster.kubectl({"create", "--dry-run=server", "-f", train_job});
+        return refused.status != 0;
+      },
+      std::chrono::seconds(20));
+  INFO(refused.out << refused.err);
+  REQUIRE(counted);
+  CHECK(refused.err.find("TrainJob " + ns + "/tj asks for 4 nvidia.com/gpu across 4 pods") != std::string::npos);
+
+  // Within the limit: admitted, with the kai profile's pod label in workload-map's runtimePatches entry, which the
+  // real TrainJob CRD (Trainer v2.2) keeps.
+  CommandResult created =
+      cluster.kubectl({"create", "-f", write_temp("train-job-2.yaml", R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tj2, namespace: )" + ns + R"(}
+spec:
+  runtimeRef: {name: wm-gpu-torch}
+  trainer: {numNodes: 2}
+)")});
+  INFO(created.err);
+  REQUIRE(created.status == 0);
+  simdjson::dom::parser parser;
+  auto stored = cluster.get_json(parser, {"get", "trainjob", "tj2", "-n", ns});
+  CHECK(string_at(stored, "/metadata/labels/kai.scheduler~1queue") == "team-a");
+  CHECK(string_at(stored, "/spec/runtimePatches/0/manager") == "workload-map.io/manager");
+  const std::string job = "/spec/runtimePatches/0/trainingRuntimeSpec/template/spec/replicatedJobs/0";
+  CHECK(string_at(stored, job + "/name") == "node");
+  CHECK(string_at(stored, job + "/template/spec/template/metadata/labels/kai.scheduler~1queue") == "team-a");
+
+  REQUIRE(cluster.kubectl({"delete", "clustertrainingruntime", "wm-gpu-torch"}).status == 0);
+  CHECK(eventually(
+      [&] {
+        return cluster.kubectl({"create", "--dry-run=server", "-f", train_job}).status == 0;
+      },
+      std::chrono::seconds(20)));
+}

@@ -32,12 +32,16 @@ established() {
   done
   return 1
 }
-if ! kubectl apply --server-side -f "$crds" >"$dir/logs/crds.log" 2>&1 || ! established >>"$dir/logs/crds.log" 2>&1; then
+# And those build.sh takes from releases on the Go module proxy (build/cluster/crds: Kubeflow Trainer's).
+sources=(-f "$crds")
+built_crds=${WM_BUILT_CRDS_DIR:-$(dirname "$bin")/crds}
+[[ -d $built_crds ]] && sources+=(-f "$built_crds")
+if ! kubectl apply --server-side "${sources[@]}" >"$dir/logs/crds.log" 2>&1 || ! established >>"$dir/logs/crds.log" 2>&1; then
   cat "$dir/logs/crds.log" >&2
   "$here/down.sh" "$dir"
   exit 1
 fi
-echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from $crds" >&2
+echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from ${sources[*]}" >&2
 "$here/operator.sh" jobset "$dir" || { "$here/down.sh" "$dir"; exit 1; }
 lws_config=""
 [[ -n $lws_provider ]] && lws_config="gangSchedulingManagement: {schedulerProvider: $lws_provider}"

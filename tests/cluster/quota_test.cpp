@@ -7,21 +7,6 @@
 
 using namespace wm::test;
 
-namespace {
-
-std::string gpu_limit_policy(int gpus) {
-  return policy_with_rules(R"(- name: team
-  namespaces: ["*"]
-  kinds: ["*"]
-  profile: kai
-  queue: {default: team-a}
-  limits:
-    resources: {nvidia.com/gpu: )" +
-                           std::to_string(gpus) + "}\n");
-}
-
-}  // namespace
-
 TEST_CASE("the 12-GPU JobSet is refused under an 8-GPU limit and admitted under 16 after a policy change") {
   const Cluster& cluster = Cluster::get();
   // As a user would: the example names its namespace.

@@ -26,6 +26,14 @@ namespace {
 int check_manifests(const std::string& dir, const std::vector<std::string>& files,
                     const std::string& expectations_file) {
   YAML::Node expectations = YAML::LoadFile(test::source_path(expectations_file));
+  // Objects that workloads refer to (a TrainJob's runtime) are found among all the manifests, as the cluster side
+  // would find them among the cluster's objects.
+  ReferenceStore references;
+  for (const auto& file : files)
+    for (auto& object : test::parse_file(dir + "/" + file)) {
+      std::string ignored;
+      references.put(object.source.json, ignored);
+    }
   int workloads = 0;
   for (const auto& file : files) {
     DYNAMIC_SECTION(file) {
@@ -38,7 +46,8 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
         if (!match.definition) continue;  // a ConfigMap or Service beside the workload
         REQUIRE(index < expected.size());
         YAML::Node want = expected[index++];
-        WorkloadView view = build_view(*match.definition, *object.doc, {.catalog = &test::builtin_catalog()});
+        WorkloadView view = build_view(*match.definition, *object.doc,
+                                       {.catalog = &test::builtin_catalog(), .references = &references});
         INFO(object.kind << " " << object.name);
         CHECK(view.gvk.kind == want["kind"].as<std::string>());
         CHECK(view.name == want["name"].as<std::string>());

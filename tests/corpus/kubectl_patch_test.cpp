@@ -28,6 +28,7 @@ bool unlocated_pod_fields(const InstanceView& i) {
 // existing pod template or pod spec (its metadata). `created` lists, per file, other objects a patch may create.
 struct Allowed {
   std::set<std::string> leaves, maps, created;
+  std::set<std::string> grows;  // lists that may get one item more at their end
   std::vector<std::string> inside;
 
   bool may_create(const std::string& pointer) const {
@@ -76,7 +77,8 @@ void differences(simdjson::dom::element before, simdjson::dom::element after, co
     }
   } else if (before.is_array() && after.is_array()) {
     simdjson::dom::array a = before.get_array().value_unsafe(), b = after.get_array().value_unsafe();
-    if (a.size() != b.size()) return problems.push_back("resizes " + pointer);
+    if (a.size() != b.size() && !(allowed.grows.count(pointer) && b.size() == a.size() + 1))
+      return problems.push_back("resizes " + pointer);
     for (size_t i = 0; i < a.size(); ++i)
       differences(a.at(i).value_unsafe(), b.at(i).value_unsafe(), pointer + "/" + std::to_string(i), allowed, false,
                   problems);
@@ -102,22 +104,34 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
   std::vector<std::pair<std::string, std::string>> files;  // directory, file
   for (const auto& file : test::corpus_files()) files.emplace_back(test::corpus_dir(), file);
   for (const auto& file : test::yaml_files_under(fixtures)) files.emplace_back(fixtures, file);
+  // Objects that workloads refer to (a TrainJob's runtime), from among the fixtures.
+  ReferenceStore references;
+  for (const auto& [dir, file] : files)
+    for (auto& object : test::parse_file(dir + "/" + file)) {
+      std::string ignored;
+      references.put(object.source.json, ignored);
+    }
+  const ViewOptions options{.catalog = &test::builtin_catalog(), .references = &references};
   for (const auto& [dir, file] : files) {
     for (auto& object : test::parse_file(dir + "/" + file)) {
       auto match = test::builtin_catalog().find(object.api_version, object.kind);
       if (!match.definition) continue;
       DYNAMIC_SECTION(file << " " << object.kind << " " << object.name) {
-        WorkloadView view = build_view(*match.definition, *object.doc, {.catalog = &test::builtin_catalog()});
+        WorkloadView view = build_view(*match.definition, *object.doc, options);
         std::vector<std::string> warnings;
         std::string patch = make_patch(view, *object.doc, edits, root, warnings);
         // Instances of a kind whose API has no pod fields (NIMCache) get one warning each, and nothing else does.
         size_t unlocated = 0;
         for (const auto& c : view.components)
           for (const auto& i : c.instances) unlocated += i.shape != PodShape::Logical && unlocated_pod_fields(i);
+        // Pods from a referenced object (a TrainJob's runtime) are edited through the object's own entry
+        // (Definition::referenced_pod_edits), which has no place for a scheduler name: one warning each.
+        const ReferencedPodEdits* entry = view.resolved ? &*match.definition->referenced_pod_edits : nullptr;
         for (const auto& w : warnings) UNSCOPED_INFO("warning: " << w);
         CHECK(warnings.size() == unlocated);
         for (const auto& w : warnings)
-          CHECK(w.find(": pods not edited: the definition locates no pod field") != std::string::npos);
+          CHECK(w.find(entry ? ": schedulerName and priorityClassName not set: the pods' template is in a referenced"
+                             : ": pods not edited: the definition locates no pod field") != std::string::npos);
 
         std::string input = test::write_temp("object.json", element_json(object.root));
         std::string patch_file = test::write_temp("patch.json", patch);
@@ -128,7 +142,7 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
         REQUIRE(status == 0);
 
         auto patched = test::parse_json(out);
-        WorkloadView after = build_view(*match.definition, *patched.doc, {.catalog = &test::builtin_catalog()});
+        WorkloadView after = build_view(*match.definition, *patched.doc, options);
         REQUIRE(after.pod_template_count() == view.pod_template_count());
         for (const auto& c : after.components)
           for (const auto& i : c.instances) {
@@ -143,6 +157,22 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
             CHECK(string_at(patched.root, *i.fields.annotations + "/workload-map.test~1min-member") == "3");
           }
         CHECK(string_at(patched.root, "/metadata/annotations/workload-map.test~1pods") == "7");
+        if (entry) {
+          // workload-map's entry, holding every instance's pod labels and annotations (TrainJob: runtimePatches).
+          simdjson::dom::array list;
+          REQUIRE(patched.root.at_pointer(entry->list).get_array().get(list) == simdjson::SUCCESS);
+          const simdjson::dom::element ours = list.at(list.size() - 1).value_unsafe();
+          for (const auto& [key, value] : entry->entry) CHECK(string_at(ours, pointer_child("", key)) == value);
+          simdjson::dom::array items;
+          REQUIRE(ours.at_pointer(entry->instance_list).get_array().get(items) == simdjson::SUCCESS);
+          CHECK(items.size() == view.pod_template_count());
+          for (simdjson::dom::element item : items) {
+            INFO(element_json(item));
+            CHECK_FALSE(string_at(item, pointer_child("", entry->instance_key)).empty());
+            CHECK(string_at(item, entry->pod_metadata + "/labels/workload-map.test~1gang") == "g1");
+            CHECK(string_at(item, entry->pod_metadata + "/annotations/workload-map.test~1min-member") == "3");
+          }
+        }
 
         // The patched object differs from the original only at the edited fields.
         Allowed allowed;
@@ -150,6 +180,10 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
         allowed.maps.insert("/metadata/annotations");
         if (file == "milvus/milvus_default.yaml")  // no spec at all: spec.components' shared fields are created
           allowed.created = {"/spec", "/spec/components"};
+        if (entry) {  // the entry is added (and its list, if missing)
+          allowed.leaves.insert(entry->list);
+          allowed.grows.insert(entry->list);
+        }
         for (const auto& c : view.components)
           for (const auto& i : c.instances) {
             if (i.shape == PodShape::PodTemplate || i.shape == PodShape::PodSpec) allowed.inside.push_back(i.location);

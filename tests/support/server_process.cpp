@@ -183,6 +183,17 @@ std::string policy_with_rules(const std::string& rules) {
   return policy.substr(0, policy.find("\nrules:")) + "\nrules:\n" + rules;
 }
 
+std::string gpu_limit_policy(int gpus) {
+  return policy_with_rules(R"(- name: team
+  namespaces: ["*"]
+  kinds: ["*"]
+  profile: kai
+  queue: {default: team-a}
+  limits:
+    resources: {nvidia.com/gpu: )" +
+                           std::to_string(gpus) + "}\n");
+}
+
 std::string base64_decode(const std::string& text) {
   std::string out(beast::detail::base64::decoded_size(text.size()), '\0');
   auto [written, read] = beast::detail::base64::decode(out.data(), text.data(), text.size());

@@ -68,6 +68,9 @@ std::string admission_review(const std::string& object_json, const std::string& 
                              const std::string& old_object_json = "");
 // The built-in policy's scheduler profiles followed by `rules` (YAML text of a rules: list).
 std::string policy_with_rules(const std::string& rules);
+// The built-in policy with one rule for every namespace and kind: the kai profile, queue team-a, and at most `gpus`
+// nvidia.com/gpu per workload.
+std::string gpu_limit_policy(int gpus);
 std::string base64_decode(const std::string& text);
 
 }  // namespace wm::test

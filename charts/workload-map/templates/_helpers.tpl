@@ -13,7 +13,7 @@ app.kubernetes.io/name: workload-map
 
 {{/* The kinds the catalog knows, as the kustomize base lists them; the running server adds a Karta's kinds. */}}
 {{- define "workload-map.rules" -}}
-{{- range $group, $resources := dict "jobset.x-k8s.io" (list "jobsets") "kubeflow.org" (list "pytorchjobs" "tfjobs" "xgboostjobs" "paddlejobs" "jaxjobs" "mpijobs" "notebooks") "ray.io" (list "rayclusters" "rayjobs" "rayservices") "serving.kserve.io" (list "inferenceservices" "llminferenceservices") "serving.knative.dev" (list "services") "apps.nvidia.com" (list "nimservices" "nimcaches") "leaderworkerset.x-k8s.io" (list "leaderworkersets") "milvus.io" (list "milvuses") "grove.io" (list "podcliquesets") "agents.x-k8s.io" (list "sandboxes") "nvidia.com" (list "dynamographdeployments") "sparkoperator.k8s.io" (list "sparkapplications") "batch.volcano.sh" (list "jobs") "workload.codeflare.dev" (list "appwrappers") }}
+{{- range $group, $resources := dict "jobset.x-k8s.io" (list "jobsets") "kubeflow.org" (list "pytorchjobs" "tfjobs" "xgboostjobs" "paddlejobs" "jaxjobs" "mpijobs" "notebooks") "ray.io" (list "rayclusters" "rayjobs" "rayservices") "serving.kserve.io" (list "inferenceservices" "llminferenceservices") "serving.knative.dev" (list "services") "apps.nvidia.com" (list "nimservices" "nimcaches") "leaderworkerset.x-k8s.io" (list "leaderworkersets") "milvus.io" (list "milvuses") "grove.io" (list "podcliquesets") "agents.x-k8s.io" (list "sandboxes") "nvidia.com" (list "dynamographdeployments") "sparkoperator.k8s.io" (list "sparkapplications") "batch.volcano.sh" (list "jobs") "workload.codeflare.dev" (list "appwrappers") "trainer.kubeflow.org" (list "trainjobs") }}
 - operations: [CREATE, UPDATE]
   apiGroups: [{{ $group | quote }}]
   apiVersions: ["*"]

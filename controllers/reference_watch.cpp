@@ -1,0 +1,81 @@
+#include "controllers/reference_watch.h"
+
+#include "controllers/cluster_metrics.h"
+#include "kube/backoff.h"
+#include "kube/reflector.h"
+#include "kube/trim.h"
+#include "mapper/json/json_read.h"
+
+namespace wm::controllers {
+
+using webhook::LogLevel;
+
+void ReferenceWatch::run(const std::atomic<bool>& stop) {
+  while (!stop.load()) {
+    // One watch per referenced group/kind, at the version its first definition names (the API server converts).
+    std::map<std::string, GroupVersionKind> wanted;
+    const webhook::AdmissionState st = state_.current();
+    if (st.catalog)
+      for (const auto& d : st.catalog->definitions())
+        for (const auto& ref : d->references)
+          for (const auto& k : ref.kinds) wanted.emplace(k.gvk.group + "/" + k.gvk.kind, k.gvk);
+    for (const auto& key : watchers_.sync(wanted)) {  // no definition refers to these any more
+      const auto slash = key.find('/');
+      state_.references().replace_kind(key.substr(0, slash), key.substr(slash + 1), {});
+    }
+    kube::sleep_unless_stopped(std::chrono::seconds(2), stop);
+  }
+  watchers_.stop_all();
+}
+
+void ReferenceWatch::watch_kind(const GroupVersionKind& gvk, const std::atomic<bool>& stop) {
+  kube::Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
+  std::optional<kube::Resource> resource;
+  bool said = false;
+  while (!stop.load()) {
+    std::string error;
+    if ((resource = discovery_.find(gvk.group, gvk.version, gvk.kind, error))) break;
+    if (!said)
+      log_.log(LogLevel::Warn,
+               "cannot watch a referenced kind yet (retrying); workloads that refer to it are not "
+               "understood meanwhile",
+               {{"kind", gvk.str()}, {"problem", error}});
+    said = true;
+    if (!kube::sleep_unless_stopped(backoff.next(), stop)) return;
+  }
+  if (!resource) return;
+  const std::string resource_name = resource->plural + (gvk.group.empty() ? "" : "." + gvk.group);
+  ReferenceStore& store = state_.references();
+  auto trimmed = [](const std::string& object) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element e;
+    return parser.parse(object).get(e) == simdjson::SUCCESS ? kube::without_managed_fields(e) : std::string();
+  };
+  kube::Reflector reflector(
+      client_, {resource->path(), resource->api_version(), gvk.kind, ""},
+      {[&](std::vector<std::string> objects) {
+         for (auto& o : objects) o = trimmed(o);
+         store.replace_kind(gvk.group, gvk.kind, std::move(objects));
+       },
+       [&](kube::EventType type, const std::string& object) {
+         const std::string json = trimmed(object);
+         simdjson::dom::parser parser;
+         simdjson::dom::element e;
+         if (json.empty() || parser.parse(json).get(e) != simdjson::SUCCESS) return;
+         if (type == kube::EventType::Deleted) {
+           store.remove(gvk.group, gvk.kind, string_at(e, "/metadata/namespace"), string_at(e, "/metadata/name"));
+           return;
+         }
+         std::string error;
+         if (!store.put(json, error))
+           log_.log(LogLevel::Warn, "referenced object not held", {{"resource", resource_name}, {"problem", error}});
+       },
+       [&](const std::string& problem) {
+         report_watch_failed(metrics_, log_, resource_name, problem, "referenced objects of this kind");
+       },
+       [&] { report_watch_live(metrics_, resource_name); }});
+  log_.log(LogLevel::Info, "watching referenced objects", {{"resource", resource_name}});
+  reflector.run(stop);
+}
+
+}  // namespace wm::controllers

@@ -1,0 +1,51 @@
+// Objects that workloads refer to (a TrainJob's TrainingRuntime), held in memory so that a view can read them without
+// asking the API server: the cluster side fills the store from its watches, the CLI from --with files. Admission only
+// reads it. Resolving a definition's references (Definition::references) gives the document its paths read
+// (Definition::resolved_object), or the problem that names what is missing.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mapper/catalog/definition.h"
+#include "mapper/json/value.h"
+
+namespace wm {
+
+class ReferenceStore {
+ public:
+  // Holds one object (JSON text, with apiVersion, kind and metadata.name); false with `error` when it lacks them.
+  bool put(std::string json, std::string& error);
+  void remove(std::string_view group, std::string_view kind, std::string_view namespace_name, std::string_view name);
+  // Replaces every object of one kind (after a watch lists the kind again).
+  void replace_kind(std::string_view group, std::string_view kind, std::vector<std::string> objects);
+  // The object's JSON text; null when the store does not hold it. Cluster-scoped objects have an empty namespace.
+  std::shared_ptr<const std::string> find(std::string_view group, std::string_view kind,
+                                          std::string_view namespace_name, std::string_view name) const;
+  size_t size() const;
+
+ private:
+  static std::string key(std::string_view group, std::string_view kind, std::string_view namespace_name,
+                         std::string_view name);
+  mutable std::shared_mutex mutex_;
+  std::map<std::string, std::shared_ptr<const std::string>, std::less<>> objects_;
+};
+
+// The document a definition with references reads: {object, references: {name: object}} evaluated by its
+// resolved-object expression. Owns the storage its elements live in.
+struct ResolvedDocument {
+  simdjson::dom::parser parser;
+  std::unique_ptr<ObjectDocument> input, object;
+};
+
+// Looks each reference up (in `namespace_name` for namespaced kinds) and evaluates the resolved-object expression.
+// Null, with the reason in `problem`, when a reference is missing or the expressions fail.
+std::shared_ptr<ResolvedDocument> resolve_references(const Definition& definition, ObjectDocument& doc,
+                                                     const ReferenceStore* store, std::string_view namespace_name,
+                                                     std::string& problem);
+
+}  // namespace wm
