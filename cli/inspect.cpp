@@ -57,7 +57,7 @@ void print_table(const WorkloadView& view, const Workload& w) {
     for (const auto& p : view.phases) std::cout << " " << p;
     std::cout << "\n";
   }
-  for (const auto& warning : view.warnings) std::cout << "warning: " << warning << "\n";
+  for (const auto& problem : view.problems) std::cout << "not understood: " << problem << "\n";
   std::cout << "\n";
 }
 
@@ -66,6 +66,24 @@ struct InspectOptions {
   std::string format = "table", profile_name, policy_file, queue;
   bool status = false;
 };
+
+// A manifest's object that no definition reads: said, in the output's format.
+void print_unknown(const Workload& w, bool json, bool& first) {
+  const std::string& covered = w.match.uncovered_version_of;
+  if (json) {
+    std::cout << (first ? "" : ",") << R"({"apiVersion":)" << json_string(w.api_version) << R"(,"kind":)"
+              << json_string(w.kind) << R"(,"name":)" << json_string(w.name) << R"(,"known":false)";
+    if (!covered.empty()) std::cout << R"(,"definitionsRead":)" << json_string(covered);
+    std::cout << "}";
+    first = false;
+    return;
+  }
+  std::cout << w.kind << " " << w.name << "  (" << w.source.file << ":" << w.source.line << "): no definition for "
+            << w.api_version << " " << w.kind
+            << (covered.empty() ? "; not a workload this catalog knows"
+                                : "; the definitions of this kind read " + covered + ", not this version")
+            << "\n\n";
+}
 
 int inspect(const InspectOptions& o) {
   const bool json = o.format == "json";
@@ -93,23 +111,7 @@ int inspect(const InspectOptions& o) {
   bool first = true;
   if (json) std::cout << "[";
   int failures = for_each_workload(o.files, *catalog, [&](Workload& w) {
-    if (!w.match.definition) {
-      const std::string& covered = w.match.uncovered_version_of;
-      if (json) {
-        std::cout << (first ? "" : ",") << R"({"apiVersion":)" << json_string(w.api_version) << R"(,"kind":)"
-                  << json_string(w.kind) << R"(,"name":)" << json_string(w.name) << R"(,"known":false)";
-        if (!covered.empty()) std::cout << R"(,"definitionsRead":)" << json_string(covered);
-        std::cout << "}";
-        first = false;
-      } else {
-        std::cout << w.kind << " " << w.name << "  (" << w.source.file << ":" << w.source.line
-                  << "): no definition for " << w.api_version << " " << w.kind
-                  << (covered.empty() ? "; not a workload this catalog knows"
-                                      : "; the definitions of this kind read " + covered + ", not this version")
-                  << "\n\n";
-      }
-      return;
-    }
+    if (!w.match.definition) return print_unknown(w, json, first);
     // As the profile's scheduler counts this kind, else by the definitions' own minimums.
     ViewOptions counted =
         profile ? webhook::view_options_for(*profile, w.match.definition->gvk.group, w.kind) : ViewOptions{};

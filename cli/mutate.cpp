@@ -63,7 +63,7 @@ int mutate(MutateOptions o) {
     options.catalog = &*catalog;
     options.references = references.get();
     WorkloadView view = build_view(*w.match.definition, w.doc, options);
-    std::vector<std::string> warnings = view.warnings;
+    std::vector<std::string> warnings = view.problems;
     std::string patch = make_patch(view, w.doc, pods, root, warnings);
     for (const auto& warning : warnings) std::cerr << "warning: " << warning << "\n";
     if (output == "patch") {

@@ -152,7 +152,7 @@ int review(const ReviewOptions& o) {
     options.namespace_name = namespace_name;
     view = build_view(*match.definition, *doc, options);
     std::string_view queue;
-    if (root.at_pointer("/metadata/annotations").at_key(webhook::kQueueAnnotation).get_string().get(queue)) queue = {};
+    if (root.at_pointer("/metadata/annotations").at_key(kQueueAnnotation).get_string().get(queue)) queue = {};
     pod_groups = pod_groups_for(*rule->profile, *view, root, std::string(queue));
     name_gangs_as_profile(*view);
   }

@@ -53,11 +53,11 @@ CLI::Validator listen_address() {
       "ADDRESS:PORT");
 }
 
-webhook::LogLevel log_level(const std::string& name) {
-  return name == "debug"   ? webhook::LogLevel::Debug
-         : name == "warn"  ? webhook::LogLevel::Warn
-         : name == "error" ? webhook::LogLevel::Error
-                           : webhook::LogLevel::Info;
+LogLevel log_level(const std::string& name) {
+  return name == "debug"   ? LogLevel::Debug
+         : name == "warn"  ? LogLevel::Warn
+         : name == "error" ? LogLevel::Error
+                           : LogLevel::Info;
 }
 
 // Each connection is a file descriptor: take what the hard limit allows (1024 is common).
@@ -91,7 +91,7 @@ std::string make_certificate_if_none(webhook::TlsFiles& files, bool& self_signed
 // The cluster side, started, when --kubeconfig or --in-cluster says where the API server is; nullptr without one,
 // or (with `error`) when it cannot start. Its Lease's namespace and this replica's identity default from the pod.
 std::unique_ptr<controllers::ClusterSide> start_cluster_side(const ServeOptions& o, webhook::StateStore& state,
-                                                             webhook::Metrics& metrics, const webhook::Logger& log,
+                                                             Metrics& metrics, const Logger& log,
                                                              std::string& error) {
   if (o.kubeconfig.empty() && !o.in_cluster) return nullptr;
   controllers::ClusterOptions cluster = o.cluster;
@@ -121,12 +121,12 @@ std::string url_host(const std::string& address) {
 }
 
 // Where it listens, in the log and, for a person at a terminal, with the commands to try it.
-void announce(const ServeOptions& o, const webhook::StateStore& state, const webhook::Logger& log, bool self_signed,
+void announce(const ServeOptions& o, const webhook::StateStore& state, const Logger& log, bool self_signed,
               uint16_t port, uint16_t metrics_port) {
   const std::string url = "https://" + url_host(o.server.address) + ":" + std::to_string(port);
   const size_t definitions = state.current().catalog->size();
   const std::string policy = o.sources.policy_file.empty() ? "built-in" : o.sources.policy_file;
-  log.log(webhook::LogLevel::Info, "listening",
+  log.log(LogLevel::Info, "listening",
           {{"url", url},
            {"certificate", o.tls_files.certificate},
            {"definitions", std::to_string(definitions)},
@@ -134,7 +134,7 @@ void announce(const ServeOptions& o, const webhook::StateStore& state, const web
   const std::string metrics_url =
       metrics_port ? "http://" + url_host(o.server.metrics_address) + ":" + std::to_string(metrics_port) + "/metrics"
                    : "";
-  if (metrics_port) log.log(webhook::LogLevel::Info, "metrics listening", {{"url", metrics_url}});
+  if (metrics_port) log.log(LogLevel::Info, "metrics listening", {{"url", metrics_url}});
   std::cout << "workload-map is serving on " << url << " (" << definitions << " workload definitions, " << policy
             << " policy)" << (metrics_port ? ", metrics on " + metrics_url : "") << "\n"
             << "  certificate: " << o.tls_files.certificate << (self_signed ? " (self-signed, localhost)" : "") << "\n"
@@ -153,7 +153,7 @@ int serve(ServeOptions& o) {
   o.server.shutdown_delay = std::chrono::milliseconds(o.shutdown_delay_ms);
   raise_open_file_limit();
   return_large_blocks_to_the_system();
-  webhook::Logger log(log_level(o.log_level));
+  Logger log(log_level(o.log_level));
   bool self_signed = false;
   std::string error = make_certificate_if_none(o.tls_files, self_signed);
   webhook::TlsContexts tls(o.tls_files);
@@ -167,7 +167,7 @@ int serve(ServeOptions& o) {
     for (const auto& p : problems) std::cerr << p << "\n";
     return kInvalid;
   }
-  webhook::Metrics metrics;
+  Metrics metrics;
   metrics.set_build_info(version(), revision());
   std::unique_ptr<controllers::ClusterSide> cluster_side = start_cluster_side(o, state, metrics, log, error);
   if (!error.empty()) {

@@ -7,6 +7,7 @@
 
 #include "mapper/catalog/catalog.h"
 #include "mapper/catalog/documents.h"
+#include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 
 namespace wm::cli {

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "webhook/log.h"
-#include "webhook/metrics.h"
+#include "common/log.h"
+#include "common/metrics.h"
 
 namespace wm::controllers {
 
@@ -32,7 +32,7 @@ inline constexpr MetricFamily kPodGroupsDeletedMetric{"workload_map_pod_groups_d
 inline constexpr MetricFamily kWebhookRulesAddedMetric{"workload_map_webhook_rules_added_total", "counter",
                                                        "Kinds added to the webhook configurations' rules."};
 
-inline void declare_cluster_metrics(webhook::Metrics& metrics) {
+inline void declare_cluster_metrics(Metrics& metrics) {
   for (const MetricFamily& f :
        {kLeaderMetric, kWatchUpMetric, kWatchFailuresMetric, kKartasMetric, kPodGroupErrorsMetric,
         kPodGroupsAppliedMetric, kPodGroupsDeletedMetric, kWebhookRulesAddedMetric})
@@ -41,14 +41,14 @@ inline void declare_cluster_metrics(webhook::Metrics& metrics) {
 
 // What every watch of the cluster side says when it fails (retried by its reflector) and when it is live again: the
 // watch_up gauge, the failures counter, and a warning that names what may be stale meanwhile.
-inline void report_watch_failed(webhook::Metrics& metrics, const webhook::Logger& log, const std::string& resource,
+inline void report_watch_failed(Metrics& metrics, const Logger& log, const std::string& resource,
                                 const std::string& problem, std::string_view stale) {
   metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource}}, 0);
   metrics.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help, {{"resource", resource}});
-  log.log(webhook::LogLevel::Warn, "watch failed; " + std::string(stale) + " may be stale until it recovers",
+  log.log(LogLevel::Warn, "watch failed; " + std::string(stale) + " may be stale until it recovers",
           {{"resource", resource}, {"problem", problem}});
 }
-inline void report_watch_live(webhook::Metrics& metrics, const std::string& resource) {
+inline void report_watch_live(Metrics& metrics, const std::string& resource) {
   metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource}}, 1);
 }
 

@@ -11,8 +11,6 @@
 
 namespace wm::controllers {
 
-using webhook::LogLevel;
-
 struct ClusterSide::Parts {
   std::unique_ptr<kube::Client> client;
   std::unique_ptr<kube::Discovery> discovery;
@@ -24,8 +22,7 @@ struct ClusterSide::Parts {
   std::unique_ptr<kube::LeaderElection> election;
 };
 
-ClusterSide::ClusterSide(ClusterOptions options, webhook::StateStore& state, webhook::Metrics& metrics,
-                         const webhook::Logger& log)
+ClusterSide::ClusterSide(ClusterOptions options, webhook::StateStore& state, Metrics& metrics, const Logger& log)
     : options_(std::move(options)), state_(state), metrics_(metrics), log_(log) {}
 
 ClusterSide::~ClusterSide() { stop(); }

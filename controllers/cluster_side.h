@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/log.h"
+#include "common/metrics.h"
 #include "kube/config.h"
-#include "webhook/log.h"
-#include "webhook/metrics.h"
 #include "webhook/state_store.h"
 
 namespace wm::controllers {
@@ -27,8 +27,7 @@ struct ClusterOptions {
 
 class ClusterSide {
  public:
-  ClusterSide(ClusterOptions options, webhook::StateStore& state, webhook::Metrics& metrics,
-              const webhook::Logger& log);
+  ClusterSide(ClusterOptions options, webhook::StateStore& state, Metrics& metrics, const Logger& log);
   ~ClusterSide();
   // Starts the watches and the election; false (with `error`) when the configuration cannot be used.
   bool start(std::string& error);
@@ -39,8 +38,8 @@ class ClusterSide {
   struct Parts;
   ClusterOptions options_;
   webhook::StateStore& state_;
-  webhook::Metrics& metrics_;
-  const webhook::Logger& log_;
+  Metrics& metrics_;
+  const Logger& log_;
   std::unique_ptr<Parts> parts_;
   std::atomic<bool> stop_{false}, leading_{false};
   std::vector<std::thread> threads_;

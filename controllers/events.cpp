@@ -69,7 +69,7 @@ void EventCorrelator::forget_object(const std::string& object_prefix) {
   seen_.erase_prefix(object_prefix);
 }
 
-EventRecorder::EventRecorder(kube::Client& client, std::string instance, const webhook::Logger& log)
+EventRecorder::EventRecorder(kube::Client& client, std::string instance, const Logger& log)
     : client_(client), instance_(std::move(instance)), log_(log), writer_([this] { run(); }) {}
 
 EventRecorder::~EventRecorder() {
@@ -88,7 +88,7 @@ void EventRecorder::record(const ObjectReference& object, std::string_view type,
     if (pending_.size() >= kMaxPending) {
       pending_.pop_front();
       if (++dropped_ % 100 == 1)
-        log_.log(webhook::LogLevel::Warn, "too many Events waiting to be written: dropping the oldest",
+        log_.log(LogLevel::Warn, "too many Events waiting to be written: dropping the oldest",
                  {{"dropped", std::to_string(dropped_)}});
     }
     pending_.push_back({object, std::string(type), std::string(reason), std::string(message)});
@@ -165,7 +165,7 @@ void EventRecorder::write(const Pending& event) {
       r = client_.request("POST", collection, body);
     }
     if (!r.ok())
-      log_.log(webhook::LogLevel::Debug, "cannot write an Event",
+      log_.log(LogLevel::Debug, "cannot write an Event",
                {{"object", object_key}, {"reason", std::string(reason)}, {"problem", r.describe()}});
     return;
   }

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <thread>
 
+#include "common/log.h"
 #include "kube/client.h"
-#include "webhook/log.h"
 
 namespace wm::controllers {
 
@@ -77,7 +77,7 @@ class EventCorrelator {
 class EventRecorder {
  public:
   static constexpr size_t kMaxPending = 1000;
-  EventRecorder(kube::Client& client, std::string instance, const webhook::Logger& log);
+  EventRecorder(kube::Client& client, std::string instance, const Logger& log);
   ~EventRecorder();  // what is still pending is dropped
   void normal(const ObjectReference& object, std::string_view reason, std::string_view message) {
     record(object, "Normal", reason, message);
@@ -98,7 +98,7 @@ class EventRecorder {
   void run();
   kube::Client& client_;
   std::string instance_;
-  const webhook::Logger& log_;
+  const Logger& log_;
   std::mutex mutex_;  // the queue and the stop flag
   std::condition_variable wake_;
   std::deque<Pending> pending_;

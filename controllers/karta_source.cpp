@@ -14,8 +14,6 @@ namespace wm::controllers {
 
 namespace {
 
-using webhook::LogLevel;
-
 KartaSource::Condition shown_condition(simdjson::dom::element karta) {
   KartaSource::Condition c;
   simdjson::dom::array conditions;

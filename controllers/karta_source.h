@@ -10,12 +10,12 @@
 #include <mutex>
 #include <string>
 
+#include "common/log.h"
+#include "common/metrics.h"
 #include "controllers/events.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
 #include "mapper/catalog/definition.h"
-#include "webhook/log.h"
-#include "webhook/metrics.h"
 #include "webhook/state_store.h"
 
 namespace wm::controllers {
@@ -24,7 +24,7 @@ inline constexpr std::string_view kAcceptedCondition = "workload-map.io/Accepted
 
 class KartaSource {
  public:
-  KartaSource(kube::Client& client, webhook::StateStore& state, webhook::Metrics& metrics, const webhook::Logger& log,
+  KartaSource(kube::Client& client, webhook::StateStore& state, Metrics& metrics, const Logger& log,
               EventRecorder& events)
       : client_(client), state_(state), metrics_(metrics), log_(log), events_(events) {}
   // Lists and watches Kartas until `stop`.
@@ -57,8 +57,8 @@ class KartaSource {
 
   kube::Client& client_;
   webhook::StateStore& state_;
-  webhook::Metrics& metrics_;
-  const webhook::Logger& log_;
+  Metrics& metrics_;
+  const Logger& log_;
   EventRecorder& events_;
   std::mutex mutex_;
   std::map<std::string, Entry> entries_;  // by Karta name

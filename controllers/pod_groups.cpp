@@ -23,8 +23,6 @@ namespace wm::controllers {
 
 namespace {
 
-using webhook::LogLevel;
-
 constexpr const char* kWatchUpHelp =
     "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
 
@@ -83,83 +81,78 @@ std::tuple<std::string, std::string, std::string> split_key(const std::string& k
 PodGroupController::~PodGroupController() { watchers_.stop_all(); }
 
 void PodGroupController::watch_kind(const GroupVersionKind& gvk, const std::atomic<bool>& stop) {
-  const std::string &group = gvk.group, &version = gvk.version, &kind = gvk.kind;
-  const std::string kind_key = (group.empty() ? "" : group + "/") + kind;
-  kube::Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
-  std::optional<kube::Resource> resource;
-  bool said = false;
-  while (!stop.load()) {
-    std::string error;
-    resource = discovery_.find(group, version, kind, error);
-    if (resource) break;
-    if (!said)
-      log_.log(LogLevel::Warn, "cannot watch a workload kind yet (retrying)", {{"kind", kind_key}, {"problem", error}});
-    said = true;
-    if (!kube::sleep_unless_stopped(backoff.next(), stop)) return;
-  }
+  const std::string kind_key = (gvk.group.empty() ? "" : gvk.group + "/") + gvk.kind;
+  const std::optional<kube::Resource> resource =
+      discovery_.find_once_served(gvk.group, gvk.version, gvk.kind, stop, [&](const std::string& error) {
+        log_.log(LogLevel::Warn, "cannot watch a workload kind yet (retrying)",
+                 {{"kind", kind_key}, {"problem", error}});
+      });
   if (!resource) return;
-  const std::string resource_name = resource->plural + (group.empty() ? "" : "." + group);
-  auto key_of = [&](simdjson::dom::element object) {
-    return workload_key(kind_key, string_at(object, "/metadata/namespace"), string_at(object, "/metadata/name"));
-  };
-  kube::Reflector reflector(
-      client_, {resource->path(), resource->api_version(), kind, std::string(webhook::kProfileLabel)},
-      {[&](std::vector<std::string> objects) {
-         std::map<std::string, std::string> listed;
-         simdjson::dom::parser parser;
-         for (auto& o : objects) {
-           simdjson::dom::element e;
-           if (parser.parse(o).get(e) == simdjson::SUCCESS) listed[key_of(e)] = kube::without_managed_fields(e);
-         }
-         std::vector<std::string> keys;
-         {
-           std::lock_guard lock(mutex_);
-           for (auto it = objects_.begin(); it != objects_.end();) {
-             const bool this_kind = it->first.compare(0, kind_key.size() + 1, kind_key + "|") == 0;
-             if (this_kind && !listed.count(it->first)) {
-               keys.push_back(it->first);
-               it = objects_.erase(it);
-             } else {
-               ++it;
-             }
-           }
-           for (auto& [key, o] : listed) {
-             keys.push_back(key);
-             objects_[key] = std::move(o);
-           }
-         }
-         for (const auto& k : keys) queue_.add(k);
-       },
-       [&](kube::EventType type, const std::string& object) {
-         simdjson::dom::parser parser;
-         simdjson::dom::element e;
-         if (parser.parse(object).get(e) != simdjson::SUCCESS) return;
-         const std::string key = key_of(e);
-         {
-           std::lock_guard lock(mutex_);
-           if (type == kube::EventType::Deleted)
-             objects_.erase(key);
-           else
-             objects_[key] = kube::without_managed_fields(e);
-         }
-         queue_.add(key);
-       },
-       [&](const std::string& problem) {
-         report_watch_failed(metrics_, log_, resource_name, problem, "PodGroups of this kind");
-       },
-       [&] {
-         report_watch_live(metrics_, resource_name);
-         // The API server answers again: workloads whose writes failed meanwhile are retried now, not at the end
-         // of a back-off grown through the outage (up to a minute).
-         std::vector<std::string> failed;
-         {
-           std::lock_guard lock(applied_mutex_);
-           for (const auto& [key, count] : failures_) failed.push_back(key);
-         }
-         for (const auto& key : failed) queue_.add(key);
-       }});
+  const std::string resource_name = resource->plural + (gvk.group.empty() ? "" : "." + gvk.group);
+  kube::Reflector reflector(client_, {resource->path(), resource->api_version(), gvk.kind, std::string(kProfileLabel)},
+                            {[&](std::vector<std::string> objects) { relisted(kind_key, objects); },
+                             [&](kube::EventType type, const std::string& object) { changed(kind_key, type, object); },
+                             [&](const std::string& problem) {
+                               report_watch_failed(metrics_, log_, resource_name, problem, "PodGroups of this kind");
+                             },
+                             [&] {
+                               report_watch_live(metrics_, resource_name);
+                               // The API server answers again: workloads whose writes failed meanwhile are retried now,
+                               // not at the end of a back-off grown through the outage (up to a minute).
+                               std::vector<std::string> failed;
+                               {
+                                 std::lock_guard lock(applied_mutex_);
+                                 for (const auto& [key, backoff] : backoff_) failed.push_back(key);
+                               }
+                               for (const auto& key : failed) queue_.add(key);
+                             }});
   log_.log(LogLevel::Info, "watching workloads for PodGroups", {{"resource", resource_name}});
   reflector.run(stop);
+}
+
+// After a (re)list of one kind: its workloads now, and those gone since, are queued.
+void PodGroupController::relisted(const std::string& kind_key, const std::vector<std::string>& objects) {
+  std::map<std::string, std::string> listed;
+  simdjson::dom::parser parser;
+  for (const auto& o : objects) {
+    simdjson::dom::element e;
+    if (parser.parse(o).get(e) == simdjson::SUCCESS)
+      listed[workload_key(kind_key, string_at(e, "/metadata/namespace"), string_at(e, "/metadata/name"))] =
+          kube::without_managed_fields(e);
+  }
+  std::vector<std::string> keys;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = objects_.begin(); it != objects_.end();) {
+      const bool this_kind = it->first.compare(0, kind_key.size() + 1, kind_key + "|") == 0;
+      if (this_kind && !listed.count(it->first)) {
+        keys.push_back(it->first);
+        it = objects_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto& [key, o] : listed) {
+      keys.push_back(key);
+      objects_[key] = std::move(o);
+    }
+  }
+  for (const auto& k : keys) queue_.add(k);
+}
+
+void PodGroupController::changed(const std::string& kind_key, kube::EventType type, const std::string& object) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  if (parser.parse(object).get(e) != simdjson::SUCCESS) return;
+  const std::string key = workload_key(kind_key, string_at(e, "/metadata/namespace"), string_at(e, "/metadata/name"));
+  {
+    std::lock_guard lock(mutex_);
+    if (type == kube::EventType::Deleted)
+      objects_.erase(key);
+    else
+      objects_[key] = kube::without_managed_fields(e);
+  }
+  queue_.add(key);
 }
 
 void PodGroupController::watch(const std::atomic<bool>& stop) {
@@ -221,71 +214,15 @@ bool PodGroupController::reconcile_one(const std::string& key) {
     if (it != objects_.end()) json = it->second;
   }
   if (json.empty()) {
-    {
-      std::lock_guard lock(applied_mutex_);
-      applied_.erase(key);  // deleted: its PodGroups go with it (owner references)
-      failures_.erase(key);
-    }
-    if (auto [kind, namespace_name, name] = split_key(key); !kind.empty()) events_.forget(kind, namespace_name, name);
+    forget(key);
     return true;
   }
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(json).get(root) != simdjson::SUCCESS) return true;
-  const webhook::AdmissionState st = state_.current();
-  const std::string api_version(string_at(root, "/apiVersion")), kind(string_at(root, "/kind"));
-  const std::string namespace_name(string_at(root, "/metadata/namespace"));
-  const std::string uid(string_at(root, "/metadata/uid"));
-  const std::string profile_name(string_at(root, pointer_child("/metadata/labels", webhook::kProfileLabel)));
-  const Catalog::Match match = st.catalog->find(api_version, kind);
-  const webhook::SchedulerProfile* profile = st.policy->profile(profile_name);
-  if (!match.definition || !profile) {
-    log_.log(LogLevel::Warn, "no PodGroups for a workload: its kind or its profile is no longer known",
-             {{"workload", key}, {"profile", profile_name}});
-    return true;
-  }
-  const auto& gvk = match.definition->gvk;
-  const webhook::ProfileEdits& edits = webhook::Policy::edits_for(*profile, gvk.group, gvk.kind, !has_controller(root));
-
-  // What should exist: the profile's PodGroup for each gang, as admission named it on the pods.
-  std::map<std::pair<std::string, std::string>, std::string> desired;
-  std::map<std::string, kube::Resource> resources;  // by namespaced collection path
-  if (edits.pod_group) {
-    ObjectDocument doc(root);
-    ViewOptions options = webhook::view_options_for(*profile, gvk.group, gvk.kind, !has_controller(root));
-    options.catalog = st.catalog.get();
-    options.references = st.references.get();
-    const WorkloadView view = build_view(*match.definition, doc, options);
-    std::string group_name(string_at(root, pointer_child("/metadata/annotations", webhook::kGroupNameAnnotation)));
-    if (group_name.empty()) group_name = string_at(root, "/metadata/name");
-    const std::string queue(string_at(root, pointer_child("/metadata/annotations", webhook::kQueueAnnotation)));
-    simdjson::dom::parser object_parser;
-    for (const auto& object_json :
-         webhook::pod_group_objects(*edits.pod_group, view, profile->gang_rule, root, group_name, queue)) {
-      simdjson::dom::element object;
-      if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
-      const auto [group, version] = split_api_version(string_at(object, "/apiVersion"));
-      std::string error;
-      auto resource =
-          discovery_.find(std::string(group), std::string(version), std::string(string_at(object, "/kind")), error);
-      if (!resource) {
-        log_.log(LogLevel::Warn, "cannot make a PodGroup (retrying)", {{"workload", key}, {"problem", error}});
-        events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
-        metrics_.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
-        return false;
-      }
-      std::string object_namespace(string_at(object, "/metadata/namespace"));
-      if (object_namespace.empty()) object_namespace = namespace_name;
-      std::string body = owned(object_json, object, root, error);
-      if (body.empty()) {
-        log_.log(LogLevel::Error, "cannot make a PodGroup", {{"workload", key}, {"problem", error}});
-        events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
-        return true;
-      }
-      resources.emplace(resource->path(object_namespace), *resource);
-      desired[{resource->path(object_namespace), std::string(string_at(object, "/metadata/name"))}] = std::move(body);
-    }
-  }
+  bool retry = false;
+  const std::optional<DesiredPodGroups> desired = desired_pod_groups(key, root, retry);
+  if (!desired) return !retry;
 
   std::shared_ptr<Applied> held;
   {
@@ -297,9 +234,85 @@ bool PodGroupController::reconcile_one(const std::string& key) {
   Applied& applied = *held;
   // The first time this leader sees the workload it knows nothing of what a previous leader wrote: it applies what
   // should exist first (the PodGroup appears one round trip sooner), then lists what exists to delete the rest.
+  const std::string uid(string_at(root, "/metadata/uid"));
   const bool first_look = applied.uid != uid;
   if (first_look) applied = Applied{uid, {}};
-  for (const auto& [where, body] : desired) {
+  return apply(key, root, *desired, applied) && (!first_look || adopt(key, uid, *desired, applied)) &&
+         prune(key, root, *desired, applied);
+}
+
+// A deleted workload: its PodGroups go with it (owner references); what this leader kept of it goes now.
+void PodGroupController::forget(const std::string& key) {
+  {
+    std::lock_guard lock(applied_mutex_);
+    applied_.erase(key);
+    backoff_.erase(key);
+  }
+  if (auto [kind, namespace_name, name] = split_key(key); !kind.empty()) events_.forget(kind, namespace_name, name);
+}
+
+std::optional<PodGroupController::DesiredPodGroups> PodGroupController::desired_pod_groups(const std::string& key,
+                                                                                           simdjson::dom::element root,
+                                                                                           bool& retry) {
+  const webhook::AdmissionState st = state_.current();
+  const std::string api_version(string_at(root, "/apiVersion")), kind(string_at(root, "/kind"));
+  const std::string namespace_name(string_at(root, "/metadata/namespace"));
+  const std::string profile_name(string_at(root, pointer_child("/metadata/labels", kProfileLabel)));
+  const Catalog::Match match = st.catalog->find(api_version, kind);
+  const webhook::SchedulerProfile* profile = st.policy->profile(profile_name);
+  if (!match.definition || !profile) {
+    log_.log(LogLevel::Warn, "no PodGroups for a workload: its kind or its profile is no longer known",
+             {{"workload", key}, {"profile", profile_name}});
+    return std::nullopt;
+  }
+  const auto& gvk = match.definition->gvk;
+  const webhook::ProfileEdits& edits = webhook::Policy::edits_for(*profile, gvk.group, gvk.kind, !has_controller(root));
+  DesiredPodGroups desired;
+  if (!edits.pod_group) return desired;  // none: any it has go
+
+  ObjectDocument doc(root);
+  ViewOptions options = webhook::view_options_for(*profile, gvk.group, gvk.kind, !has_controller(root));
+  options.catalog = st.catalog.get();
+  options.references = st.references.get();
+  const WorkloadView view = build_view(*match.definition, doc, options);
+  std::string group_name(string_at(root, pointer_child("/metadata/annotations", kGroupNameAnnotation)));
+  if (group_name.empty()) group_name = string_at(root, "/metadata/name");
+  const std::string queue(string_at(root, pointer_child("/metadata/annotations", kQueueAnnotation)));
+  simdjson::dom::parser object_parser;
+  for (const auto& object_json :
+       webhook::pod_group_objects(*edits.pod_group, view, profile->gang_rule, root, group_name, queue)) {
+    simdjson::dom::element object;
+    if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
+    const auto [group, version] = split_api_version(string_at(object, "/apiVersion"));
+    std::string error;
+    auto resource =
+        discovery_.find(std::string(group), std::string(version), std::string(string_at(object, "/kind")), error);
+    if (!resource) {
+      log_.log(LogLevel::Warn, "cannot make a PodGroup (retrying)", {{"workload", key}, {"problem", error}});
+      events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
+      metrics_.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
+      retry = true;
+      return std::nullopt;
+    }
+    std::string object_namespace(string_at(object, "/metadata/namespace"));
+    if (object_namespace.empty()) object_namespace = namespace_name;
+    std::string body = owned(object_json, object, root, error);
+    if (body.empty()) {
+      log_.log(LogLevel::Error, "cannot make a PodGroup", {{"workload", key}, {"problem", error}});
+      events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
+      return std::nullopt;
+    }
+    desired.resources.emplace(resource->path(object_namespace), *resource);
+    desired.bodies[{resource->path(object_namespace), std::string(string_at(object, "/metadata/name"))}] =
+        std::move(body);
+  }
+  return desired;
+}
+
+bool PodGroupController::apply(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired,
+                               Applied& applied) {
+  const std::string kind(string_at(root, "/kind"));
+  for (const auto& [where, body] : desired.bodies) {
     auto it = applied.objects.find(where);
     if (it != applied.objects.end() && it->second == body) continue;
     kube::Response r = client_.request(
@@ -324,33 +337,42 @@ bool PodGroupController::reconcile_one(const std::string& key) {
     metrics_.add_counter(kPodGroupsAppliedMetric.name, kPodGroupsAppliedMetric.help, {{"kind", kind}});
     log_.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", where.second}});
   }
-  if (first_look) {
-    // From the watches of PodGroups once they have listed; until then from the API server.
-    std::optional<std::set<std::pair<std::string, std::string>>> found{std::in_place};
-    for (const auto& [path, resource] : resources) {
-      auto owned = owned_.of(resource, uid);
-      if (!owned) {
-        found.reset();
-        break;
-      }
-      found->insert(owned->begin(), owned->end());
+  return true;
+}
+
+bool PodGroupController::adopt(const std::string& key, const std::string& uid, const DesiredPodGroups& desired,
+                               Applied& applied) {
+  // From the watches of PodGroups once they have listed; until then from the API server.
+  std::optional<std::set<std::pair<std::string, std::string>>> found{std::in_place};
+  for (const auto& [path, resource] : desired.resources) {
+    auto owned = owned_.of(resource, uid);
+    if (!owned) {
+      found.reset();
+      break;
     }
-    std::string problem;
-    if (!found) {
-      std::set<std::string> paths;
-      for (const auto& [path, resource] : resources) paths.insert(path);
-      found = existing(uid, paths, problem);
-    }
-    if (!found) {  // what to delete is unknown: look again on the retry
-      log_.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
-               {{"workload", key}, {"problem", problem}});
-      applied.uid.clear();
-      return false;
-    }
-    for (const auto& where : *found) applied.objects.try_emplace(where, "");
+    found->insert(owned->begin(), owned->end());
   }
+  std::string problem;
+  if (!found) {
+    std::set<std::string> paths;
+    for (const auto& [path, resource] : desired.resources) paths.insert(path);
+    found = existing(uid, paths, problem);
+  }
+  if (!found) {  // what to delete is unknown: look again on the retry
+    log_.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
+             {{"workload", key}, {"problem", problem}});
+    applied.uid.clear();
+    return false;
+  }
+  for (const auto& where : *found) applied.objects.try_emplace(where, "");
+  return true;
+}
+
+bool PodGroupController::prune(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired,
+                               Applied& applied) {
+  const std::string kind(string_at(root, "/kind"));
   for (auto it = applied.objects.begin(); it != applied.objects.end();) {
-    if (desired.count(it->first)) {
+    if (desired.bodies.count(it->first)) {
       ++it;
       continue;
     }
@@ -375,15 +397,15 @@ void PodGroupController::reconcile(const std::atomic<bool>& stop, const std::ato
     const WorkQueue::Holding holding(queue_, key);
     if (!leading.load()) continue;  // leadership_changed() queues everything again for a new leader
     const bool reconciled = reconcile_one(key);
-    int failures = 0;
+    std::chrono::milliseconds delay{};
     {
       std::lock_guard lock(applied_mutex_);
       if (reconciled)
-        failures_.erase(key);
-      else
-        failures = std::min(++failures_[key], 6);
+        backoff_.erase(key);
+      else  // 2 s doubling to about a minute, jittered
+        delay = backoff_.try_emplace(key, std::chrono::seconds(2), std::chrono::seconds(64)).first->second.next();
     }
-    if (!reconciled) queue_.add(key, std::chrono::seconds(1 << failures));  // 2 s doubling to about a minute
+    if (!reconciled) queue_.add(key, delay);
   }
 }
 

@@ -8,6 +8,8 @@
 // elected leader writes; every replica keeps its watches warm, so that a new leader starts at once.
 #pragma once
 
+#include <simdjson.h>
+
 #include <atomic>
 #include <map>
 #include <memory>
@@ -17,22 +19,24 @@
 #include <string>
 #include <thread>
 
+#include "common/log.h"
+#include "common/metrics.h"
 #include "controllers/events.h"
 #include "controllers/kind_watchers.h"
 #include "controllers/owned_pod_groups.h"
 #include "controllers/work_queue.h"
+#include "kube/backoff.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
-#include "webhook/log.h"
-#include "webhook/metrics.h"
+#include "kube/reflector.h"
 #include "webhook/state_store.h"
 
 namespace wm::controllers {
 
 class PodGroupController {
  public:
-  PodGroupController(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state,
-                     webhook::Metrics& metrics, const webhook::Logger& log, EventRecorder& events)
+  PodGroupController(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, Metrics& metrics,
+                     const Logger& log, EventRecorder& events)
       : client_(client),
         discovery_(discovery),
         state_(state),
@@ -54,7 +58,25 @@ class PodGroupController {
 
  private:
   void watch_kind(const GroupVersionKind& kind, const std::atomic<bool>& stop);
+  void relisted(const std::string& kind_key, const std::vector<std::string>& objects);
+  void changed(const std::string& kind_key, kube::EventType type, const std::string& object);
+  struct Applied {
+    std::string uid;
+    std::map<std::pair<std::string, std::string>, std::string> objects;  // (resource path, name) -> body applied
+  };
+  // What should exist: the profile's PodGroup for each gang, as admission named it on the pods.
+  struct DesiredPodGroups {
+    std::map<std::pair<std::string, std::string>, std::string> bodies;  // (collection path, name) -> apply body
+    std::map<std::string, kube::Resource> resources;                    // by namespaced collection path
+  };
   bool reconcile_one(const std::string& key);  // false: retry later
+  void forget(const std::string& key);
+  // None when there is nothing to do for now; `retry` says whether to look again later.
+  std::optional<DesiredPodGroups> desired_pod_groups(const std::string& key, simdjson::dom::element root, bool& retry);
+  // Each step false: retry later.
+  bool apply(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired, Applied& applied);
+  bool adopt(const std::string& key, const std::string& uid, const DesiredPodGroups& desired, Applied& applied);
+  bool prune(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired, Applied& applied);
   // The PodGroups (resource path, name) this controller made for a workload, as the API server lists them;
   // nullopt (with `problem`) when a list fails.
   std::optional<std::set<std::pair<std::string, std::string>>> existing(const std::string& object_uid,
@@ -64,23 +86,19 @@ class PodGroupController {
   kube::Client& client_;
   kube::Discovery& discovery_;
   webhook::StateStore& state_;
-  webhook::Metrics& metrics_;
-  const webhook::Logger& log_;
+  Metrics& metrics_;
+  const Logger& log_;
   EventRecorder& events_;
   KindWatchers watchers_;  // stopped first, by the destructor: their threads use what follows
 
   std::mutex mutex_;
   std::map<std::string, std::string> objects_;  // key (kind|namespace/name) -> the workload, as JSON
-  struct Applied {
-    std::string uid;
-    std::map<std::pair<std::string, std::string>, std::string> objects;  // (resource path, name) -> body applied
-  };
   // What this leader has written, by key. The mutex guards the map only: a worker holds a key's entry (the queue
   // gives a key to one worker at a time) while it writes, so neither watches nor other workers wait on the API
   // server. A new leader drops the map; an entry a worker still holds then goes with it.
   std::mutex applied_mutex_;
   std::map<std::string, std::shared_ptr<Applied>> applied_;
-  std::map<std::string, int> failures_;  // by key, for the retry delay; under applied_mutex_
+  std::map<std::string, kube::Backoff> backoff_;  // by key, for the retry delay; under applied_mutex_
   WorkQueue queue_;
   OwnedPodGroups owned_;
 };

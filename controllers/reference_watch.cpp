@@ -8,8 +8,6 @@
 
 namespace wm::controllers {
 
-using webhook::LogLevel;
-
 void ReferenceWatch::run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     // One watch per referenced group/kind, at the version its first definition names (the API server converts).
@@ -29,20 +27,13 @@ void ReferenceWatch::run(const std::atomic<bool>& stop) {
 }
 
 void ReferenceWatch::watch_kind(const GroupVersionKind& gvk, const std::atomic<bool>& stop) {
-  kube::Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
-  std::optional<kube::Resource> resource;
-  bool said = false;
-  while (!stop.load()) {
-    std::string error;
-    if ((resource = discovery_.find(gvk.group, gvk.version, gvk.kind, error))) break;
-    if (!said)
-      log_.log(LogLevel::Warn,
-               "cannot watch a referenced kind yet (retrying); workloads that refer to it are not "
-               "understood meanwhile",
-               {{"kind", gvk.str()}, {"problem", error}});
-    said = true;
-    if (!kube::sleep_unless_stopped(backoff.next(), stop)) return;
-  }
+  const std::optional<kube::Resource> resource =
+      discovery_.find_once_served(gvk.group, gvk.version, gvk.kind, stop, [&](const std::string& error) {
+        log_.log(LogLevel::Warn,
+                 "cannot watch a referenced kind yet (retrying); workloads that refer to it are not understood "
+                 "meanwhile",
+                 {{"kind", gvk.str()}, {"problem", error}});
+      });
   if (!resource) return;
   const std::string resource_name = resource->plural + (gvk.group.empty() ? "" : "." + gvk.group);
   ReferenceStore& store = state_.references();

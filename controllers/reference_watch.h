@@ -8,20 +8,20 @@
 #include <atomic>
 #include <string>
 
+#include "common/log.h"
+#include "common/metrics.h"
 #include "controllers/kind_watchers.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
 #include "mapper/catalog/definition.h"
-#include "webhook/log.h"
-#include "webhook/metrics.h"
 #include "webhook/state_store.h"
 
 namespace wm::controllers {
 
 class ReferenceWatch {
  public:
-  ReferenceWatch(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state,
-                 webhook::Metrics& metrics, const webhook::Logger& log)
+  ReferenceWatch(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, Metrics& metrics,
+                 const Logger& log)
       : client_(client),
         discovery_(discovery),
         state_(state),
@@ -37,8 +37,8 @@ class ReferenceWatch {
   kube::Client& client_;
   kube::Discovery& discovery_;
   webhook::StateStore& state_;
-  webhook::Metrics& metrics_;
-  const webhook::Logger& log_;
+  Metrics& metrics_;
+  const Logger& log_;
   KindWatchers watchers_;  // last: its threads use the members above
 };
 

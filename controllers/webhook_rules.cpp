@@ -13,7 +13,6 @@ namespace wm::controllers {
 
 namespace {
 
-using webhook::LogLevel;
 using GroupResource = std::pair<std::string, std::string>;
 
 bool has(simdjson::dom::element rule, std::string_view list, std::string_view value) {
@@ -34,6 +33,37 @@ bool routes(simdjson::dom::array rules, const GroupResource& gr) {
   return false;
 }
 
+// The JSON Patch that adds a rule for each resource of `wanted` that a webhook of the configuration does not route,
+// with the configuration's resourceVersion as a precondition; `added` names them ("" when none is missing).
+std::string missing_rules_patch(simdjson::dom::element config, simdjson::dom::array webhooks,
+                                const std::set<GroupResource>& wanted, std::string& added) {
+  std::string_view resource_version;
+  if (config.at_pointer("/metadata/resourceVersion").get_string().get(resource_version)) resource_version = "";
+  std::string patch =
+      "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" + json_string(resource_version) + "}";
+  size_t index = 0;
+  for (auto webhook : webhooks) {
+    simdjson::dom::array rules;
+    const bool has_rules = webhook["rules"].get_array().get(rules) == simdjson::SUCCESS;
+    std::map<std::string, std::vector<std::string>> missing;  // by group
+    for (const auto& gr : wanted)
+      if (!has_rules || !routes(rules, gr)) missing[gr.first].push_back(gr.second);
+    if (!has_rules && !missing.empty())
+      patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) + "/rules\",\"value\":[]}";
+    for (const auto& [group, resources] : missing) {
+      std::string list;
+      for (const auto& r : resources) {
+        list += (list.empty() ? "" : ",") + json_string(r);
+        added += (added.empty() ? "" : ", ") + r + (group.empty() ? "" : "." + group);
+      }
+      patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) +
+               "/rules/-\",\"value\":{\"operations\":[\"CREATE\",\"UPDATE\"],\"apiGroups\":[" + json_string(group) +
+               "],\"apiVersions\":[\"*\"],\"resources\":[" + list + "]}}";
+    }
+    ++index;
+  }
+  return patch + "]";
+}
 }  // namespace
 
 bool WebhookRules::sync() {
@@ -61,34 +91,10 @@ bool WebhookRules::sync() {
       complete = false;
       continue;
     }
-    std::string_view resource_version;
-    if (config.at_pointer("/metadata/resourceVersion").get_string().get(resource_version)) resource_version = "";
-    std::string patch =
-        "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" + json_string(resource_version) + "}";
     std::string added;
-    size_t index = 0;
-    for (auto webhook : webhooks) {
-      simdjson::dom::array rules;
-      const bool has_rules = webhook["rules"].get_array().get(rules) == simdjson::SUCCESS;
-      std::map<std::string, std::vector<std::string>> missing;  // by group
-      for (const auto& gr : wanted)
-        if (!has_rules || !routes(rules, gr)) missing[gr.first].push_back(gr.second);
-      if (!has_rules && !missing.empty())
-        patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) + "/rules\",\"value\":[]}";
-      for (const auto& [group, resources] : missing) {
-        std::string list;
-        for (const auto& r : resources) {
-          list += (list.empty() ? "" : ",") + json_string(r);
-          added += (added.empty() ? "" : ", ") + r + (group.empty() ? "" : "." + group);
-        }
-        patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) +
-                 "/rules/-\",\"value\":{\"operations\":[\"CREATE\",\"UPDATE\"],\"apiGroups\":[" + json_string(group) +
-                 "],\"apiVersions\":[\"*\"],\"resources\":[" + list + "]}}";
-      }
-      ++index;
-    }
+    const std::string patch = missing_rules_patch(config, webhooks, wanted, added);
     if (added.empty()) continue;
-    kube::Response r = client_.request("PATCH", path, patch + "]", "application/json-patch+json");
+    kube::Response r = client_.request("PATCH", path, patch, "application/json-patch+json");
     if (!r.ok()) {
       log_.log(LogLevel::Warn, "cannot add rules to a webhook configuration (retrying)",
                {{"configuration", path}, {"problem", r.describe()}});

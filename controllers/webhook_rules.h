@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
+#include "common/metrics.h"
 #include "controllers/events.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
-#include "webhook/log.h"
-#include "webhook/metrics.h"
 #include "webhook/state_store.h"
 
 namespace wm::controllers {
@@ -20,8 +20,8 @@ namespace wm::controllers {
 class WebhookRules {
  public:
   // `configurations`: API paths of the webhook configurations to keep in step.
-  WebhookRules(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, webhook::Metrics& metrics,
-               const webhook::Logger& log, EventRecorder& events, std::vector<std::string> configurations)
+  WebhookRules(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, Metrics& metrics,
+               const Logger& log, EventRecorder& events, std::vector<std::string> configurations)
       : client_(client),
         discovery_(discovery),
         state_(state),
@@ -38,8 +38,8 @@ class WebhookRules {
   kube::Client& client_;
   kube::Discovery& discovery_;
   webhook::StateStore& state_;
-  webhook::Metrics& metrics_;
-  const webhook::Logger& log_;
+  Metrics& metrics_;
+  const Logger& log_;
   EventRecorder& events_;
   std::vector<std::string> configurations_;
 };

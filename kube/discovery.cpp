@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include "kube/backoff.h"
+
 namespace wm::kube {
 
 std::string Resource::path(const std::string& namespace_name) const {
@@ -42,6 +44,21 @@ std::optional<Resource> Discovery::find(const std::string& group, const std::str
     return found;
   }
   error = path + " serves no kind " + kind;
+  return std::nullopt;
+}
+
+std::optional<Resource> Discovery::find_once_served(const std::string& group, const std::string& version,
+                                                    const std::string& kind, const std::atomic<bool>& stop,
+                                                    const std::function<void(const std::string& error)>& not_yet) {
+  Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
+  bool said = false;
+  while (!stop.load()) {
+    std::string error;
+    if (auto resource = find(group, version, kind, error)) return resource;
+    if (!said) not_yet(error);
+    said = true;
+    if (!sleep_unless_stopped(backoff.next(), stop)) break;
+  }
   return std::nullopt;
 }
 

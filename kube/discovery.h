@@ -2,6 +2,8 @@
 // found. A kind whose API is not installed (a CRD not applied yet) is looked up again on the next call.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -25,6 +27,11 @@ class Discovery {
   // nullopt with `error` when the group/version is not served or has no such kind.
   std::optional<Resource> find(const std::string& group, const std::string& version, const std::string& kind,
                                std::string& error);
+  // find(), again with back-off (1 s doubling to 2 min) until the kind is served; nothing once `stop` is set.
+  // `not_yet` hears the first failure (a CRD not installed yet, say).
+  std::optional<Resource> find_once_served(const std::string& group, const std::string& version,
+                                           const std::string& kind, const std::atomic<bool>& stop,
+                                           const std::function<void(const std::string& error)>& not_yet);
 
  private:
   Client& client_;

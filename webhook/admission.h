@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/labels.h"
 #include "mapper/catalog/catalog.h"
 #include "mapper/view/references.h"
 #include "webhook/policy.h"
@@ -20,12 +21,6 @@ struct AdmissionState {
   // Objects that workloads refer to, as the cluster side last saw them (mapper/view/references.h); may be null.
   std::shared_ptr<const ReferenceStore> references;
 };
-
-// Written on a workload whose profile needs PodGroups made after admission (controllers/pod_groups): the profile,
-// the gang name its pods carry, and its queue.
-inline constexpr std::string_view kProfileLabel = "workload-map.io/profile";
-inline constexpr std::string_view kGroupNameAnnotation = "workload-map.io/group-name";
-inline constexpr std::string_view kQueueAnnotation = "workload-map.io/queue";
 
 enum class Endpoint { Mutate, Validate };
 

@@ -149,6 +149,80 @@ class PolicyReader {
   Diagnostics& errors_;
 };
 
+// One entry of schedulerProfiles, its overrides merged in once so that admission only picks one; null when its keys
+// are wrong (reported).
+std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
+  const std::string field = "schedulerProfiles." + name;
+  if (!r.keys(node, field,
+              {"schedulerName", "gangRule", "minimums", "podLabels", "podAnnotations", "workloadLabels",
+               "workloadAnnotations", "podGroup", "overrides"}))
+    return nullptr;
+  auto profile = std::make_unique<SchedulerProfile>();
+  profile->name = name;
+  profile->edits = r.edits(node, field, false);
+  if (YAML::Node rule = node["gangRule"]; rule.IsDefined()) {
+    auto parsed = rule.IsScalar() ? gang_rule_from_name(rule.Scalar()) : std::nullopt;
+    if (parsed)
+      profile->gang_rule = *parsed;
+    else
+      r.error(rule, field + ".gangRule", "must be minimum or all-pods");
+  }
+  YAML::Node overrides = node["overrides"];
+  for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
+    const std::string of = field + ".overrides[" + std::to_string(i) + "]";
+    if (!r.keys(overrides[i], of,
+                {"kinds", "standalone", "schedulerName", "minimums", "podLabels", "podAnnotations", "workloadLabels",
+                 "workloadAnnotations", "podGroup"}))
+      continue;
+    profile->overrides.push_back({r.strings(overrides[i]["kinds"], of + ".kinds"),
+                                  r.boolean(overrides[i]["standalone"], of + ".standalone", false),
+                                  merged_edits(profile->edits, r.edits(overrides[i], of, true))});
+  }
+  return profile;
+}
+
+// One entry of rules, its profile looked up among `policy`'s; nothing when its keys are wrong (reported).
+std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::string& field, const Policy& policy) {
+  if (!r.keys(n, field,
+              {"name", "namespaces", "kinds", "profile", "queue", "podLabels", "podAnnotations", "limits",
+               "mutateOnUpdate", "summaryAnnotations", "failurePolicy"}))
+    return std::nullopt;
+  Rule rule;
+  rule.line = n.Mark().line + 1;
+  rule.name = n["name"].IsDefined() ? n["name"].Scalar() : field;
+  rule.namespaces = r.strings(n["namespaces"], field + ".namespaces");
+  rule.kinds = r.strings(n["kinds"], field + ".kinds");
+  if (rule.kinds.empty()) rule.kinds.push_back("*");
+  if (n["profile"].IsDefined()) {
+    rule.profile = policy.profile(n["profile"].Scalar());
+    if (!rule.profile) r.error(n["profile"], field + ".profile", "no scheduler profile named " + n["profile"].Scalar());
+  }
+  if (YAML::Node q = n["queue"]; q.IsDefined()) {
+    if (r.keys(q, field + ".queue", {"value", "fromLabel", "default"})) {
+      if (q["value"].IsDefined()) rule.queue_value = q["value"].Scalar();
+      if (q["fromLabel"].IsDefined()) rule.queue_label = q["fromLabel"].Scalar();
+      if (q["default"].IsDefined()) rule.queue_default = q["default"].Scalar();
+    }
+  }
+  rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels", nullptr);
+  rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations", nullptr);
+  for (const TemplatePairs* list : {&rule.pod_labels, &rule.pod_annotations})
+    for (const auto& [key, t] : *list) {
+      rule.writes_priority_class = rule.writes_priority_class || t.uses("priorityClassName");
+      rule.writes_task_groups = rule.writes_task_groups || t.uses("taskGroups");
+    }
+  rule.limits = r.limits(n["limits"], field + ".limits");
+  rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
+  rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);
+  if (YAML::Node f = n["failurePolicy"]; f.IsDefined()) {
+    if (f.Scalar() == "Fail")
+      rule.failure_policy = FailurePolicy::Fail;
+    else if (f.Scalar() != "Ignore")
+      r.error(f, field + ".failurePolicy", "must be Fail or Ignore");
+  }
+  return rule;
+}
+
 }  // namespace
 
 bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind) {
@@ -191,84 +265,15 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
 
   YAML::Node profiles = root["schedulerProfiles"];
   if (profiles.IsDefined() && !profiles.IsMap()) r.error(profiles, "schedulerProfiles", "must map names to profiles");
-  for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map)) {
-    const std::string field = "schedulerProfiles." + e.first.Scalar();
-    if (!r.keys(e.second, field,
-                {"schedulerName", "gangRule", "minimums", "podLabels", "podAnnotations", "workloadLabels",
-                 "workloadAnnotations", "podGroup", "overrides"}))
-      continue;
-    auto profile = std::make_unique<SchedulerProfile>();
-    profile->name = e.first.Scalar();
-    profile->edits = r.edits(e.second, field, false);
-    if (YAML::Node rule = e.second["gangRule"]; rule.IsDefined()) {
-      auto parsed = rule.IsScalar() ? gang_rule_from_name(rule.Scalar()) : std::nullopt;
-      if (parsed)
-        profile->gang_rule = *parsed;
-      else
-        r.error(rule, field + ".gangRule", "must be minimum or all-pods");
-    }
-    YAML::Node overrides = e.second["overrides"];
-    for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
-      const std::string of = field + ".overrides[" + std::to_string(i) + "]";
-      if (!r.keys(overrides[i], of,
-                  {"kinds", "standalone", "schedulerName", "minimums", "podLabels", "podAnnotations", "workloadLabels",
-                   "workloadAnnotations", "podGroup"}))
-        continue;
-      // Merged once here, so admission only picks one.
-      profile->overrides.push_back({r.strings(overrides[i]["kinds"], of + ".kinds"),
-                                    r.boolean(overrides[i]["standalone"], of + ".standalone", false),
-                                    merged_edits(profile->edits, r.edits(overrides[i], of, true))});
-    }
-    policy.profiles_.push_back(std::move(profile));
-  }
+  for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map))
+    if (auto profile = read_profile(r, e.first.Scalar(), e.second)) policy.profiles_.push_back(std::move(profile));
 
   YAML::Node rules = root["rules"];
   bool have_rules = rules.IsDefined() && rules.IsSequence();
   if (!have_rules) r.error(root, "rules", "must be a list of rules");
-  for (size_t i = 0; have_rules && i < rules.size(); ++i) {
-    const YAML::Node n = rules[i];
-    const std::string field = "rules[" + std::to_string(i) + "]";
-    if (!r.keys(n, field,
-                {"name", "namespaces", "kinds", "profile", "queue", "podLabels", "podAnnotations", "limits",
-                 "mutateOnUpdate", "summaryAnnotations", "failurePolicy"}))
-      continue;
-    Rule rule;
-    rule.line = n.Mark().line + 1;
-    rule.name = n["name"].IsDefined() ? n["name"].Scalar() : field;
-    rule.namespaces = r.strings(n["namespaces"], field + ".namespaces");
-    rule.kinds = r.strings(n["kinds"], field + ".kinds");
-    if (rule.kinds.empty()) rule.kinds.push_back("*");
-    if (n["profile"].IsDefined()) {
-      for (const auto& p : policy.profiles_)
-        if (p->name == n["profile"].Scalar()) rule.profile = p.get();
-      if (!rule.profile)
-        r.error(n["profile"], field + ".profile", "no scheduler profile named " + n["profile"].Scalar());
-    }
-    if (YAML::Node q = n["queue"]; q.IsDefined()) {
-      if (r.keys(q, field + ".queue", {"value", "fromLabel", "default"})) {
-        if (q["value"].IsDefined()) rule.queue_value = q["value"].Scalar();
-        if (q["fromLabel"].IsDefined()) rule.queue_label = q["fromLabel"].Scalar();
-        if (q["default"].IsDefined()) rule.queue_default = q["default"].Scalar();
-      }
-    }
-    rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels", nullptr);
-    rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations", nullptr);
-    for (const TemplatePairs* list : {&rule.pod_labels, &rule.pod_annotations})
-      for (const auto& [key, t] : *list) {
-        rule.writes_priority_class = rule.writes_priority_class || t.uses("priorityClassName");
-        rule.writes_task_groups = rule.writes_task_groups || t.uses("taskGroups");
-      }
-    rule.limits = r.limits(n["limits"], field + ".limits");
-    rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
-    rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);
-    if (YAML::Node f = n["failurePolicy"]; f.IsDefined()) {
-      if (f.Scalar() == "Fail")
-        rule.failure_policy = FailurePolicy::Fail;
-      else if (f.Scalar() != "Ignore")
-        r.error(f, field + ".failurePolicy", "must be Fail or Ignore");
-    }
-    policy.rules_.push_back(std::move(rule));
-  }
+  for (size_t i = 0; have_rules && i < rules.size(); ++i)
+    if (auto rule = read_rule(r, rules[i], "rules[" + std::to_string(i) + "]", policy))
+      policy.rules_.push_back(std::move(*rule));
   if (errors.size() != before) return std::nullopt;
   return policy;
 }

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "webhook/log.h"
-#include "webhook/metrics.h"
+#include "common/log.h"
+#include "common/metrics.h"
 #include "webhook/state_store.h"
 #include "webhook/tls.h"
 

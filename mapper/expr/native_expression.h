@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 
 namespace wm {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "mapper/expr/jq_program.h"
+#include "mapper/expr/jq_library.h"
 #include "mapper/expr/native_expression.h"
 
 namespace wm {

@@ -7,7 +7,7 @@ extern "C" {
 
 #include <string>
 
-#include "mapper/json/value.h"
+#include "mapper/json/object_document.h"
 
 namespace wm {
 

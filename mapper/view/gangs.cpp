@@ -53,13 +53,13 @@ std::optional<simdjson::dom::element> pod_of(const InstanceView& i, ObjectDocume
 class GangBuilder {
  public:
   GangBuilder(const Definition& def, const std::vector<ComponentView>& components, const ViewOptions& options,
-              ObjectDocument& doc, std::vector<std::string>& warnings)
+              ObjectDocument& doc, std::vector<std::string>& problems)
       : def_(def),
         components_(components),
         rule_(options.gang_rule),
         inspect_detail_(options.inspect_detail),
         doc_(doc),
-        warnings_(warnings) {}
+        problems_(problems) {}
 
   // The minimum of a component and every component under it; `members` collects their names (and stops cycles).
   long long subtree(const std::string& name, std::vector<std::string>& members) const {
@@ -128,12 +128,12 @@ class GangBuilder {
     for (const auto& v : r.values) {
       const std::optional<double> n = v.as_number();
       if (!n || *n < 0 || *n > 2147483647.0 || *n != static_cast<double>(static_cast<long long>(*n))) {
-        warnings_.push_back("minSubGroups is not a count: " + v.json());
+        problems_.push_back("minSubGroups is not a count: " + v.json());
         return std::nullopt;
       }
       least = std::min(least.value_or(*n), static_cast<long long>(*n));
     }
-    if (!r.ok()) warnings_.push_back("minSubGroups: " + r.error);
+    if (!r.ok()) problems_.push_back("minSubGroups: " + r.error);
     if (!least || !r.ok()) return std::nullopt;
     return std::min<long long>(*least, static_cast<long long>(sub_groups));
   }
@@ -143,7 +143,7 @@ class GangBuilder {
   void add_extra_gangs(const Path& path, std::vector<GangGroupView>& gangs) const {
     constexpr long long kMaxExtraGangs = 1000;
     const EvalResult r = path->evaluate(doc_, false);
-    if (!r.ok()) warnings_.push_back("extra gangs: " + r.error);
+    if (!r.ok()) problems_.push_back("extra gangs: " + r.error);
     long long added = 0;
     for (const auto& v : r.values) {
       simdjson::dom::element e = v.element;
@@ -152,7 +152,7 @@ class GangBuilder {
       if (v.computed || !e.is_object() || e["name"].get_string().get(name) ||
           e["minMember"].get_int64().get(min_member) || e["pods"].get_int64().get(pods) ||
           e["copies"].get_int64().get(copies) || min_member < 0 || pods < 0 || copies < 0) {
-        warnings_.push_back("extra gangs: not {name, minMember, pods, copies}: " + v.json());
+        problems_.push_back("extra gangs: not {name, minMember, pods, copies}: " + v.json());
         continue;
       }
       for (int64_t i = 0; i < copies && added < kMaxExtraGangs; ++i, ++added) {
@@ -195,7 +195,7 @@ class GangBuilder {
       for (size_t f = 0; f < m.filter_paths.size() && passes; ++f) {
         EvalResult r = m.filter_paths[f]->evaluate(pod_doc, false);
         if (!r.ok()) {
-          warnings_.push_back("pod group member " + m.component + ": filter (" + m.filters[f] + ") on pod template " +
+          problems_.push_back("pod group member " + m.component + ": filter (" + m.filters[f] + ") on pod template " +
                               component + "/" + i.id + ": " + r.error);
           passes = false;
         } else {
@@ -233,7 +233,7 @@ class GangBuilder {
   GangRule rule_;
   bool inspect_detail_;
   ObjectDocument& doc_;
-  std::vector<std::string>& warnings_;
+  std::vector<std::string>& problems_;
 };
 
 }  // namespace
@@ -245,8 +245,8 @@ bool GangGroupView::counts(const std::string& component, const std::string& inst
 
 std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
                                          const ViewOptions& options, ObjectDocument& doc,
-                                         std::vector<std::string>& warnings) {
-  GangBuilder builder(definition, components, options, doc, warnings);
+                                         std::vector<std::string>& problems) {
+  GangBuilder builder(definition, components, options, doc, problems);
   std::vector<GangGroupView> gangs;
   if (definition.pod_group) {
     gangs.push_back(builder.newer(*definition.pod_group));

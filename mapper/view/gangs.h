@@ -13,10 +13,10 @@ namespace wm {
 // podSelector.replicaSelector.keyPath: LeaderWorkerSet's group index) gives one gang per replica, as the pods
 // will be grouped once they exist; such a gang is returned once, with `copies` set to the number of replicas.
 // A pod group member's `filters` (jq over one pod, ANDed) are evaluated over each of its pod templates as a pod;
-// a template that fails one is left out of that member. Filter errors are added to `warnings`.
+// a template that fails one is left out of that member. Filter errors are added to `problems`.
 std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
                                          const ViewOptions& options, ObjectDocument& doc,
-                                         std::vector<std::string>& warnings);
+                                         std::vector<std::string>& problems);
 
 // A gang whose minimum is more than the pods it starts never starts: the scheduler waits for pods that never
 // come. One sentence per such gang, naming both numbers (empty when every gang can start), and the gang by

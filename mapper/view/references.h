@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mapper/catalog/definition.h"
+#include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 
 namespace wm {

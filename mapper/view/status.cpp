@@ -12,9 +12,9 @@ std::string field_string(simdjson::dom::element object, const std::string& key) 
   return {};
 }
 
-bool expression_matches(const StatusMatcher& m, ObjectDocument& doc, std::vector<std::string>& warnings) {
+bool expression_matches(const StatusMatcher& m, ObjectDocument& doc, std::vector<std::string>& problems) {
   EvalResult r = m.by_expression->evaluate(doc, false);
-  if (!r.ok()) warnings.push_back("status expression " + m.by_expression->source() + ": " + r.error);
+  if (!r.ok()) problems.push_back("status expression " + m.by_expression->source() + ": " + r.error);
   if (r.values.empty()) return false;
   const Value& v = r.values.front();
   std::string_view s;
@@ -25,7 +25,7 @@ bool expression_matches(const StatusMatcher& m, ObjectDocument& doc, std::vector
 }  // namespace
 
 std::vector<std::string> evaluate_status(const StatusDefinition& status, ObjectDocument& doc,
-                                         std::vector<std::string>& warnings) {
+                                         std::vector<std::string>& problems) {
   std::optional<std::string> phase;
   if (status.phase) {
     EvalResult r = status.phase->evaluate(doc, false);
@@ -57,7 +57,7 @@ std::vector<std::string> evaluate_status(const StatusDefinition& status, ObjectD
       // Phase enums differ in case between operators (KubeRay "ready", Milvus "Healthy").
       bool holds = !m.by_phase || (phase && strcasecmp(phase->c_str(), m.by_phase->c_str()) == 0);
       for (const auto& c : m.by_conditions) holds = holds && condition_holds(c);
-      if (holds && m.by_expression) holds = expression_matches(m, doc, warnings);
+      if (holds && m.by_expression) holds = expression_matches(m, doc, problems);
       if (holds) {
         states.push_back(state);
         break;

@@ -11,6 +11,6 @@ namespace wm {
 
 // Returns the matching states in definition order, or {"Undefined"} when none matches.
 std::vector<std::string> evaluate_status(const StatusDefinition& status, ObjectDocument& doc,
-                                         std::vector<std::string>& warnings);
+                                         std::vector<std::string>& problems);
 
 }  // namespace wm

@@ -136,7 +136,7 @@ std::string view_json(const WorkloadView& view) {
   key(out, "gangs");
   out += gangs_json(expanded_gangs(view.gangs, kMaxGangsShown));
   if (!view.phases.empty()) strings(out, "phases", view.phases);
-  strings(out, "warnings", view.warnings);
+  strings(out, "problems", view.problems);
   return out + "}";
 }
 

@@ -54,7 +54,7 @@ class ViewBuilder {
     s.defined = true;
     s.result = path->evaluate(doc_, pointers);
     if (!s.result.ok())
-      view_.warnings.push_back("component " + c.name + ": " + field + " (" + path->source() + "): " + s.result.error);
+      view_.problems.push_back("component " + c.name + ": " + field + " (" + path->source() + "): " + s.result.error);
     return s;
   }
 
@@ -66,7 +66,7 @@ class ViewBuilder {
     auto n = v->as_number();
     // Kubernetes' replica counts are int32: a larger number is no count (and 1e308 would not fit a long long).
     if (!n || *n < 0 || !std::isfinite(*n) || *n > 2147483647.0) {
-      view_.warnings.push_back("component " + c.name + ": " + field + " is not a count: " + v->json());
+      view_.problems.push_back("component " + c.name + ": " + field + " is not a count: " + v->json());
       return std::nullopt;
     }
     return static_cast<long long>(*n);
@@ -96,51 +96,11 @@ class ViewBuilder {
 
   ComponentView component(const ComponentDefinition& c) {
     ComponentView out{c.name, c.kind, c.owner, c.bears_pods(), {}};
-    static const ScaleDefinition kNoScale;
-    const ScaleDefinition& scale = c.scale ? *c.scale : kNoScale;
-    Stream replicas = eval(scale.replicas, c, "replicasPath", false);
-    Stream min_replicas = eval(scale.min_replicas_for(minimums_), c, "minReplicasPath", false);
-    Stream max_replicas = eval(scale.max_replicas, c, "maxReplicasPath", false);
-    static const Path kNotAskedFor;
-    Stream sub_group_min =
-        eval(inspect_detail_ ? scale.sub_group_min_replicas : kNotAskedFor, c, "sub-group minimum", false);
-    Stream ids = eval(c.instance_id, c, "instanceIdPath", false);
-
-    Stream primary, metadata;
-    struct Fragment {
-      Stream scheduler, labels, annotations, priority, resources, containers, container;
-    } f;
-    PodShape shape = PodShape::Logical;
-    size_t n = 0;
-    if (c.spec && c.spec->pod_template_spec) {
-      shape = PodShape::PodTemplate;
-      primary = eval(c.spec->pod_template_spec, c, "podTemplateSpecPath", true);
-      n = primary.size();
-    } else if (c.spec && c.spec->pod_spec) {
-      shape = PodShape::PodSpec;
-      primary = eval(c.spec->pod_spec, c, "podSpecPath", true);
-      metadata = eval(c.spec->metadata, c, "metadataPath", true);
-      n = primary.size();
-    } else if (c.spec && c.spec->fragmented) {
-      shape = PodShape::Fragmented;
-      const FragmentedPodSpec& p = *c.spec->fragmented;
-      f.scheduler = eval(p.scheduler_name, c, "schedulerNamePath", true);
-      f.labels = eval(p.labels, c, "labelsPath", true);
-      f.annotations = eval(p.annotations, c, "annotationsPath", true);
-      f.priority = eval(p.priority_class_name, c, "priorityClassNamePath", true);
-      f.resources = eval(p.resources, c, "resourcesPath", true);
-      f.containers = eval(p.containers, c, "containersPath", true);
-      f.container = eval(p.container, c, "containerPath", true);
-      for (const Stream* s :
-           {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers, &f.container, &replicas})
-        n = std::max(n, s->size());
-    } else {
-      n = std::max({replicas.size(), ids.size(), replicas.defined || ids.defined ? size_t{0} : size_t{1}});
-    }
-
+    const Streams st = streams(c);
+    size_t n = st.n;
     // Bounded work per admission: a 3 MiB object can hold a list of a hundred thousand templates.
     if (n > kMaxInstances) {
-      view_.warnings.push_back("component " + c.name + " has " + std::to_string(n) + " instances; at most " +
+      view_.problems.push_back("component " + c.name + " has " + std::to_string(n) + " instances; at most " +
                                std::to_string(kMaxInstances) + " are mapped");
       n = kMaxInstances;
     }
@@ -148,74 +108,144 @@ class ViewBuilder {
       InstanceView inst;
       inst.component = c.name;
       inst.index = i;
-      inst.shape = shape;
+      inst.shape = st.shape;
       std::vector<std::string> warnings;
-      if (shape == PodShape::PodTemplate || shape == PodShape::PodSpec) {
-        const Value* v = primary.at(i);
-        if (!is_object(v)) continue;  // an optional template that is absent (e.g. RayJob's submitter)
-        if (!v->has_pointer)
-          view_.warnings.push_back("component " + c.name + ": the pod template is computed, so it cannot be edited");
-        inst.location = v->pointer;
-        simdjson::dom::element pod_spec = v->element;
-        if (shape == PodShape::PodTemplate) {
-          simdjson::dom::element spec;
-          if (v->element.get_object().value_unsafe().at_key("spec").get(spec) != simdjson::SUCCESS)
-            spec = ObjectDocument::null_element();
-          pod_spec = spec;
-          inst.fields = {child(v, "spec", "schedulerName"), child(v, "spec", "priorityClassName"),
-                         child(v, "metadata", "labels"), child(v, "metadata", "annotations")};
-          inst.scheduler_name = member_string(v->element, "spec", "schedulerName");
-        } else {
-          const Value* m = metadata.at(i);
-          inst.fields = {child(v, "schedulerName"), child(v, "priorityClassName"),
-                         c.spec->metadata ? child(m, "labels") : std::nullopt,
-                         c.spec->metadata ? child(m, "annotations") : std::nullopt};
-          inst.scheduler_name = member_string(v->element, "schedulerName", {});
-        }
-        inst.pod_requests = pod_requests(pod_spec, warnings);
-      } else if (shape == PodShape::Fragmented) {
-        // With a replicasPath, the replica count says whether the component is deployed at all
-        // (fields may fall back to workload-wide defaults); without one, any mapped field does.
-        bool deployed = present(replicas.at(i));
-        if (!replicas.defined)
-          for (const Stream* s :
-               {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers, &f.container})
-            deployed = deployed || present(s->at(i));
-        if (!deployed) continue;  // e.g. Milvus cluster components in standalone mode
-        inst.fields = {located(f.scheduler.at(i)), located(f.priority.at(i)), located(f.labels.at(i)),
-                       located(f.annotations.at(i))};
-        if (const Value* s = f.scheduler.at(i); present(s)) inst.scheduler_name = s->as_scalar_string();
-        if (is_object(f.resources.at(i)))
-          add_into(inst.pod_requests, requirements_requests(f.resources.at(i)->element, warnings));
-        else if (is_object(f.container.at(i)))
-          add_into(inst.pod_requests, container_requests(f.container.at(i)->element, warnings));
-        if (present(f.containers.at(i)) && !f.containers.at(i)->computed)
-          add_into(inst.pod_requests, containers_requests(f.containers.at(i)->element, warnings));
-        // Location: the first mapped field that exists, else the first that could be created.
-        const Stream* order[] = {&f.resources, &f.container, &f.containers, &f.labels, &f.annotations, &f.scheduler};
-        for (bool must_exist : {true, false})
-          for (const Stream* s : order)
-            if (const Value* v = s->at(i); inst.location.empty() && v && v->has_pointer && (!must_exist || present(v)))
-              inst.location = v->pointer;
+      if (st.shape == PodShape::PodTemplate || st.shape == PodShape::PodSpec) {
+        if (!templated_pods(c, st, i, inst, warnings)) continue;  // an optional template that is absent
+      } else if (st.shape == PodShape::Fragmented) {
+        if (!fragmented_pods(st, i, inst, warnings)) continue;  // e.g. Milvus cluster components in standalone mode
       }
-      for (auto& w : warnings) view_.warnings.push_back("component " + c.name + ": " + w);
-
-      inst.replicas = count(replicas.at(i), c, "replicasPath").value_or(1);
-      inst.min_replicas = count(min_replicas.at(i), c, "minReplicasPath");
-      inst.max_replicas = count(max_replicas.at(i), c, "maxReplicasPath");
-      inst.sub_group_min = count(sub_group_min.at(i), c, "sub-group minimum");
-      if (const Value* id = ids.at(i); present(id))
-        inst.id = id->as_scalar_string().value_or(id->json());
-      else
-        inst.id = n > 1 ? c.name + "-" + std::to_string(i) : c.name;
-      inst.pods = shape == PodShape::Logical ? 0 : inst.replicas;
-      inst.total_requests = scaled(inst.pod_requests, inst.pods);
+      for (auto& w : warnings) view_.problems.push_back("component " + c.name + ": " + w);
+      scale_and_name(c, st, i, n, inst);
       out.instances.push_back(std::move(inst));
     }
     return out;
   }
 
  private:
+  struct Fragment {
+    Stream scheduler, labels, annotations, priority, resources, containers, container;
+  };
+  // A component's paths, each evaluated once over the object; the i-th value of each goes with the i-th instance.
+  struct Streams {
+    Stream replicas, min_replicas, max_replicas, sub_group_min, ids;
+    Stream primary, metadata;  // the pod templates or pod specs, and the specs' metadata
+    Fragment f;                // a fragmented pod spec's fields
+    PodShape shape = PodShape::Logical;
+    size_t n = 0;  // instances
+  };
+
+  Streams streams(const ComponentDefinition& c) {
+    Streams st;
+    static const ScaleDefinition kNoScale;
+    const ScaleDefinition& scale = c.scale ? *c.scale : kNoScale;
+    st.replicas = eval(scale.replicas, c, "replicasPath", false);
+    st.min_replicas = eval(scale.min_replicas_for(minimums_), c, "minReplicasPath", false);
+    st.max_replicas = eval(scale.max_replicas, c, "maxReplicasPath", false);
+    static const Path kNotAskedFor;
+    st.sub_group_min =
+        eval(inspect_detail_ ? scale.sub_group_min_replicas : kNotAskedFor, c, "sub-group minimum", false);
+    st.ids = eval(c.instance_id, c, "instanceIdPath", false);
+    if (c.spec && c.spec->pod_template_spec) {
+      st.shape = PodShape::PodTemplate;
+      st.primary = eval(c.spec->pod_template_spec, c, "podTemplateSpecPath", true);
+      st.n = st.primary.size();
+    } else if (c.spec && c.spec->pod_spec) {
+      st.shape = PodShape::PodSpec;
+      st.primary = eval(c.spec->pod_spec, c, "podSpecPath", true);
+      st.metadata = eval(c.spec->metadata, c, "metadataPath", true);
+      st.n = st.primary.size();
+    } else if (c.spec && c.spec->fragmented) {
+      st.shape = PodShape::Fragmented;
+      const FragmentedPodSpec& p = *c.spec->fragmented;
+      Fragment& f = st.f;
+      f.scheduler = eval(p.scheduler_name, c, "schedulerNamePath", true);
+      f.labels = eval(p.labels, c, "labelsPath", true);
+      f.annotations = eval(p.annotations, c, "annotationsPath", true);
+      f.priority = eval(p.priority_class_name, c, "priorityClassNamePath", true);
+      f.resources = eval(p.resources, c, "resourcesPath", true);
+      f.containers = eval(p.containers, c, "containersPath", true);
+      f.container = eval(p.container, c, "containerPath", true);
+      for (const Stream* s : {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers,
+                              &f.container, &st.replicas})
+        st.n = std::max(st.n, s->size());
+    } else {
+      st.n =
+          std::max({st.replicas.size(), st.ids.size(), st.replicas.defined || st.ids.defined ? size_t{0} : size_t{1}});
+    }
+    return st;
+  }
+
+  // A pod template's or pod spec's instance: its location, pod fields and one pod's requests; false when absent.
+  bool templated_pods(const ComponentDefinition& c, const Streams& st, size_t i, InstanceView& inst,
+                      std::vector<std::string>& warnings) {
+    const Value* v = st.primary.at(i);
+    if (!is_object(v)) return false;  // e.g. RayJob's submitter
+    if (!v->has_pointer)
+      view_.problems.push_back("component " + c.name + ": the pod template is computed, so it cannot be edited");
+    inst.location = v->pointer;
+    simdjson::dom::element pod_spec = v->element;
+    if (st.shape == PodShape::PodTemplate) {
+      simdjson::dom::element spec;
+      if (v->element.get_object().value_unsafe().at_key("spec").get(spec) != simdjson::SUCCESS)
+        spec = ObjectDocument::null_element();
+      pod_spec = spec;
+      inst.fields = {child(v, "spec", "schedulerName"), child(v, "spec", "priorityClassName"),
+                     child(v, "metadata", "labels"), child(v, "metadata", "annotations")};
+      inst.scheduler_name = member_string(v->element, "spec", "schedulerName");
+    } else {
+      const Value* m = st.metadata.at(i);
+      inst.fields = {child(v, "schedulerName"), child(v, "priorityClassName"),
+                     c.spec->metadata ? child(m, "labels") : std::nullopt,
+                     c.spec->metadata ? child(m, "annotations") : std::nullopt};
+      inst.scheduler_name = member_string(v->element, "schedulerName", {});
+    }
+    inst.pod_requests = pod_requests(pod_spec, warnings);
+    return true;
+  }
+
+  // A fragmented pod spec's instance; false when the component is not deployed. With a replicasPath, the replica
+  // count says whether it is (fields may fall back to workload-wide defaults); without one, any mapped field does.
+  bool fragmented_pods(const Streams& st, size_t i, InstanceView& inst, std::vector<std::string>& warnings) {
+    const Fragment& f = st.f;
+    bool deployed = present(st.replicas.at(i));
+    if (!st.replicas.defined)
+      for (const Stream* s :
+           {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers, &f.container})
+        deployed = deployed || present(s->at(i));
+    if (!deployed) return false;
+    inst.fields = {located(f.scheduler.at(i)), located(f.priority.at(i)), located(f.labels.at(i)),
+                   located(f.annotations.at(i))};
+    if (const Value* s = f.scheduler.at(i); present(s)) inst.scheduler_name = s->as_scalar_string();
+    if (is_object(f.resources.at(i)))
+      add_into(inst.pod_requests, requirements_requests(f.resources.at(i)->element, warnings));
+    else if (is_object(f.container.at(i)))
+      add_into(inst.pod_requests, container_requests(f.container.at(i)->element, warnings));
+    if (present(f.containers.at(i)) && !f.containers.at(i)->computed)
+      add_into(inst.pod_requests, containers_requests(f.containers.at(i)->element, warnings));
+    // Location: the first mapped field that exists, else the first that could be created.
+    const Stream* order[] = {&f.resources, &f.container, &f.containers, &f.labels, &f.annotations, &f.scheduler};
+    for (bool must_exist : {true, false})
+      for (const Stream* s : order)
+        if (const Value* v = s->at(i); inst.location.empty() && v && v->has_pointer && (!must_exist || present(v)))
+          inst.location = v->pointer;
+    return true;
+  }
+
+  // The instance's counts and id, and its pods and requests from them.
+  void scale_and_name(const ComponentDefinition& c, const Streams& st, size_t i, size_t n, InstanceView& inst) {
+    inst.replicas = count(st.replicas.at(i), c, "replicasPath").value_or(1);
+    inst.min_replicas = count(st.min_replicas.at(i), c, "minReplicasPath");
+    inst.max_replicas = count(st.max_replicas.at(i), c, "maxReplicasPath");
+    inst.sub_group_min = count(st.sub_group_min.at(i), c, "sub-group minimum");
+    if (const Value* id = st.ids.at(i); present(id))
+      inst.id = id->as_scalar_string().value_or(id->json());
+    else
+      inst.id = n > 1 ? c.name + "-" + std::to_string(i) : c.name;
+    inst.pods = inst.shape == PodShape::Logical ? 0 : inst.replicas;
+    inst.total_requests = scaled(inst.pod_requests, inst.pods);
+  }
+
   ObjectDocument& doc_;
   WorkloadView& view_;
   std::string_view minimums_;
@@ -263,26 +293,26 @@ void add_wrapped_objects(const Definition& definition, ObjectDocument& doc, cons
                          WorkloadView& view, std::vector<GangGroupView>& gangs) {
   EvalResult objects = definition.wrapped_objects->evaluate(doc, /*want_pointers=*/true);
   if (!objects.ok()) {
-    view.warnings.push_back("wrapped objects (" + definition.wrapped_objects->source() + "): " + objects.error);
+    view.problems.push_back("wrapped objects (" + definition.wrapped_objects->source() + "): " + objects.error);
     return;
   }
   for (size_t n = 0; n < objects.values.size() && n < kMaxInstances; ++n) {
     const Value& v = objects.values[n];
     const std::string at = v.has_pointer ? v.pointer : std::string();
     if (v.computed || !v.has_pointer || !v.element.is_object()) {
-      view.warnings.push_back("wrapped object " + std::to_string(n) + (at.empty() ? "" : " at " + at) +
+      view.problems.push_back("wrapped object " + std::to_string(n) + (at.empty() ? "" : " at " + at) +
                               " is not an object of the workload");
       continue;
     }
     const std::string api_version(string_member(v.element, "apiVersion")), kind(string_member(v.element, "kind"));
     const std::string what = "wrapped " + (api_version.empty() ? "object" : api_version) + " " + kind + " at " + at;
     if (!options.catalog) {
-      view.warnings.push_back(what + ": no catalog to read it with");
+      view.problems.push_back(what + ": no catalog to read it with");
       continue;
     }
     const Catalog::Match match = options.catalog->find(api_version, kind);
     if (!match.definition) {
-      view.warnings.push_back(
+      view.problems.push_back(
           what + ": " +
           (match.uncovered_version_of.empty()
                ? std::string("no definition reads this kind")
@@ -290,7 +320,7 @@ void add_wrapped_objects(const Definition& definition, ObjectDocument& doc, cons
       continue;
     }
     if (match.definition->wrapped_objects) {
-      view.warnings.push_back(what + ": it wraps objects itself, which is not read");
+      view.problems.push_back(what + ": it wraps objects itself, which is not read");
       continue;
     }
     ObjectDocument wrapped(v.element);
@@ -299,7 +329,7 @@ void add_wrapped_objects(const Definition& definition, ObjectDocument& doc, cons
     WorkloadView inner = build_view(*match.definition, wrapped, wrapped_options);
     std::string prefix = metadata_string(v.element, "name");
     if (prefix.empty()) prefix = kind + "-" + std::to_string(n);
-    for (const auto& w : inner.warnings) view.warnings.push_back(what + ": " + w);
+    for (const auto& w : inner.problems) view.problems.push_back(what + ": " + w);
     graft(inner, prefix, at, definition.root().name, view, gangs);
   }
 }
@@ -328,7 +358,7 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
         resolve_references(definition, doc, options.references,
                            view.namespace_name.empty() ? options.namespace_name : view.namespace_name, problem);
     if (!view.resolved) {
-      view.warnings.push_back(problem);
+      view.problems.push_back(problem);
       return view;
     }
   }
@@ -346,15 +376,15 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   // can be neither counted nor edited: an empty view would be a silent wrong answer.
   const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),
                                       [](const ComponentDefinition& c) { return c.bears_pods(); });
-  if ((bears_pods || definition.wrapped_objects) && view.pod_template_count() == 0 && view.warnings.empty())
-    view.warnings.push_back(
+  if ((bears_pods || definition.wrapped_objects) && view.pod_template_count() == 0 && view.problems.empty())
+    view.problems.push_back(
         "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
         "object) that workload-map does not read");
   // A wrapping definition's gangs are its wrapped objects', each after its own kind's rule.
   view.gangs = definition.wrapped_objects ? std::move(wrapped_gangs)
-                                          : compute_gangs(definition, view.components, options, read, view.warnings);
+                                          : compute_gangs(definition, view.components, options, read, view.problems);
   if (options.status && definition.root().status)
-    view.phases = evaluate_status(*definition.root().status, read, view.warnings);
+    view.phases = evaluate_status(*definition.root().status, read, view.problems);
   // Pod fields located in the resolved document are not in the object: a patch there would edit nothing, or the
   // wrong field.
   if (view.resolved)

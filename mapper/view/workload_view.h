@@ -9,6 +9,7 @@
 
 #include "mapper/catalog/catalog.h"
 #include "mapper/catalog/definition.h"
+#include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 #include "mapper/view/quantity.h"
 #include "mapper/view/references.h"
@@ -91,7 +92,9 @@ struct WorkloadView {
   ResourceList total_requests;
   std::vector<GangGroupView> gangs;
   std::vector<std::string> phases;  // empty unless asked for; "Undefined" when no mapping matches
-  std::vector<std::string> warnings;
+  // What the definition could not read in this object (an expression's error, a count that is not one, a missing
+  // referenced object). Any entry makes admission treat the object as not understood: the failure policy decides.
+  std::vector<std::string> problems;
   // For a definition with references: the document its paths read (the workload as its operator builds it from the
   // object and the objects it refers to). Its locations are not in the object, so its pod fields are not edited.
   std::shared_ptr<ResolvedDocument> resolved;

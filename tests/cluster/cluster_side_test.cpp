@@ -493,11 +493,13 @@ spec:
   REQUIRE(created.status == 0);
   simdjson::dom::parser parser;
   auto stored = cluster.get_json(parser, {"get", "trainjob", "tj2", "-n", ns});
-  CHECK(string_at(stored, "/metadata/labels/kai.scheduler~1queue") == "team-a");
-  CHECK(string_at(stored, "/spec/runtimePatches/0/manager") == "workload-map.io/manager");
   const std::string job = "/spec/runtimePatches/0/trainingRuntimeSpec/template/spec/replicatedJobs/0";
-  CHECK(string_at(stored, job + "/name") == "node");
-  CHECK(string_at(stored, job + "/template/spec/template/metadata/labels/kai.scheduler~1queue") == "team-a");
+  const std::pair<std::string, std::string> expected[] = {
+      {"/metadata/labels/kai.scheduler~1queue", "team-a"},
+      {"/spec/runtimePatches/0/manager", "workload-map.io/manager"},
+      {job + "/name", "node"},
+      {job + "/template/spec/template/metadata/labels/kai.scheduler~1queue", "team-a"}};
+  for (const auto& [pointer, value] : expected) CHECK(string_at(stored, pointer) == value);
 
   REQUIRE(cluster.kubectl({"delete", "clustertrainingruntime", "wm-gpu-torch"}).status == 0);
   CHECK(eventually(

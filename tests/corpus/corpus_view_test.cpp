@@ -83,7 +83,7 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
         // At least one pod template per workload, but for the scaffold whose spec is empty.
         if (file != "jobset/batch_v1alpha2_jobset.yaml") {
           CHECK(view.pod_template_count() >= 1);
-          CHECK(view.warnings.empty());
+          CHECK(view.problems.empty());
         }
         ++workloads;
       }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mapper/expr/path_expression.h"
+#include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 
 namespace wm::test {

@@ -30,8 +30,8 @@ Counted counted(const std::string& yaml, const std::string& profile = "") {
     options = webhook::view_options_for(*p, match.definition->gvk.group, objects[0].kind);
   }
   WorkloadView view = build_view(*match.definition, *objects[0].doc, options);
-  INFO(view.warnings.size() << " warnings" << (view.warnings.empty() ? "" : ": " + view.warnings[0]));
-  REQUIRE(view.warnings.empty());
+  INFO(view.problems.size() << " warnings" << (view.problems.empty() ? "" : ": " + view.problems[0]));
+  REQUIRE(view.problems.empty());
   REQUIRE(view.gangs.size() == 1);
   Counted out{view.gangs[0].pods, view.gangs[0].min_member, {}, unmeetable_gangs(view.gangs)};
   for (const auto& [name, quantity] : view.total_requests)

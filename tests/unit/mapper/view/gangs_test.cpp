@@ -43,8 +43,8 @@ std::vector<Gang> gangs_of(const std::string& yaml, GangRule rule = GangRule::Mi
   options.gang_rule = rule;
   options.inspect_detail = true;  // as inspect shows them
   WorkloadView view = build_view(*match.definition, *objects[0].doc, options);
-  INFO(view.warnings.size() << " warnings" << (view.warnings.empty() ? "" : ": " + view.warnings[0]));
-  REQUIRE(view.warnings.empty());
+  INFO(view.problems.size() << " warnings" << (view.problems.empty() ? "" : ": " + view.problems[0]));
+  REQUIRE(view.problems.empty());
   std::vector<Gang> out;
   for (const auto& g : expanded_gangs(view.gangs, 100)) {
     Gang one{g.name, g.min_member, {}, g.min_sub_groups};
@@ -472,7 +472,7 @@ spec:
     template: {spec: {containers: [{name: c, image: x}]}}
 )");
   WorkloadView view = build_view(load.definitions[0], *objects[0].doc);
-  REQUIRE(view.warnings.empty());
+  REQUIRE(view.problems.empty());
   REQUIRE(view.gangs.size() == 1);
   CHECK(view.gangs[0].min_member == 4);
   CHECK(view.gangs[0].counts("role", "gpu"));
@@ -628,7 +628,7 @@ spec:
   REQUIRE(match.definition);
   CHECK(match.definition->gvk.version == "v1beta1");
   WorkloadView view = build_view(*match.definition, *objects[0].doc);
-  REQUIRE(view.warnings.empty());
+  REQUIRE(view.problems.empty());
   CHECK(view.total_pods == 2 + 4);
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 32);
   REQUIRE(view.components.at(1).instances.size() == 2);
@@ -694,8 +694,8 @@ spec:
 )");
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   WorkloadView view = build_view(*match.definition, *objects[0].doc);
-  REQUIRE(view.warnings.size() == 1);
-  CHECK(view.warnings[0] == "component deployment: replicasPath is not a count: 1e+308");
+  REQUIRE(view.problems.size() == 1);
+  CHECK(view.problems[0] == "component deployment: replicasPath is not a count: 1e+308");
   CHECK(view.total_pods == 1);
 }
 
@@ -731,7 +731,7 @@ workerGroupSpecs:
     WorkloadView view =
         build_view(*match.definition, *objects[0].doc, webhook::view_options_for(*profile, "ray.io", kind));
     INFO(kind << " " << spec_extra << " numOfHosts " << hosts << " under " << profile_name);
-    REQUIRE(view.warnings.empty());
+    REQUIRE(view.problems.empty());
     REQUIRE(view.gangs.size() == 1);
     return view.gangs[0].min_member;
   };

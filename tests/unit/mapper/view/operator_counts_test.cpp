@@ -16,7 +16,7 @@ WorkloadView view_of(const std::string& yaml) {
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
   WorkloadView view = build_view(*match.definition, *objects[0].doc);
-  CHECK(view.warnings.empty());
+  CHECK(view.problems.empty());
   return view;
 }
 
@@ -184,8 +184,8 @@ TEST_CASE("a workload whose pods no template in the object describes is not unde
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
   WorkloadView view = build_view(*match.definition, *objects[0].doc);
-  REQUIRE(view.warnings.size() == 1);
-  CHECK_THAT(view.warnings[0], Catch::StartsWith("no pod template or pod spec where the definition looks"));
+  REQUIRE(view.problems.size() == 1);
+  CHECK_THAT(view.problems[0], Catch::StartsWith("no pod template or pod spec where the definition looks"));
 }
 
 // agent-sandbox api/v1alpha1 (replicas: 0 or 1, default 1) and api/v1beta1 (operatingMode, default Running).

@@ -77,7 +77,7 @@ TEST_CASE("the store finds objects by group, kind, namespace and name, and a rel
 TEST_CASE("a TrainJob is read through its ClusterTrainingRuntime: numNodes pods, GPUs from the runtime's container") {
   Fixture f;
   WorkloadView view = f.view(train_job("{name: torch-distributed}", "{numNodes: 4}"));
-  REQUIRE(view.warnings.empty());
+  REQUIRE(view.problems.empty());
   CHECK(view.total_pods == 4);
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 4);
   REQUIRE(view.gangs.size() == 1);
@@ -90,7 +90,7 @@ TEST_CASE("resourcesPerNode replaces the node container's resources, as the trai
   Fixture f;
   WorkloadView view =
       f.view(train_job("{name: torch-distributed}", "{numNodes: 2, resourcesPerNode: {limits: {nvidia.com/gpu: 8}}}"));
-  REQUIRE(view.warnings.empty());
+  REQUIRE(view.problems.empty());
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 16);
   // Neither limits nor requests: the runtime's resources stay (builder.go checks both).
   view = f.view(train_job("{name: torch-distributed}", "{numNodes: 2, resourcesPerNode: {}}"));
@@ -103,7 +103,7 @@ TEST_CASE("an MPI runtime with runLauncherAsNode gives the node job numNodes - 1
   Fixture f;
   const std::string ref = "{kind: TrainingRuntime, name: mpi}";
   WorkloadView view = f.view(train_job(ref, "{numNodes: 3}"), "team-a");
-  REQUIRE(view.warnings.empty());
+  REQUIRE(view.problems.empty());
   CHECK(view.total_pods == 3);
   REQUIRE(view.components.at(1).instances.size() == 2);
   CHECK(view.components[1].instances[0].id == "node");
@@ -116,34 +116,34 @@ TEST_CASE("an MPI runtime with runLauncherAsNode gives the node job numNodes - 1
 TEST_CASE("a namespaced runtime is looked up in the TrainJob's namespace only") {
   Fixture f;
   WorkloadView view = f.view(train_job("{kind: TrainingRuntime, name: mpi}", "{numNodes: 3}"), "team-b");
-  REQUIRE(view.warnings.size() == 1);
-  CHECK(view.warnings[0].find("TrainingRuntime team-b/mpi") != std::string::npos);
+  REQUIRE(view.problems.size() == 1);
+  CHECK(view.problems[0].find("TrainingRuntime team-b/mpi") != std::string::npos);
   CHECK(view.total_pods == 0);
 }
 
 TEST_CASE("a missing or unreadable reference makes the TrainJob not understood, naming what is missing") {
   Fixture f;
   WorkloadView view = f.view(train_job("{name: absent}", "{numNodes: 2}"));
-  REQUIRE(view.warnings.size() == 1);
-  CHECK(view.warnings[0].find("ClusterTrainingRuntime absent") != std::string::npos);
+  REQUIRE(view.problems.size() == 1);
+  CHECK(view.problems[0].find("ClusterTrainingRuntime absent") != std::string::npos);
   view = f.view(train_job("{kind: Runtime, name: x}", "{}"));
-  REQUIRE(view.warnings.size() == 1);
-  CHECK(view.warnings[0].find("kind Runtime is none the definition reads") != std::string::npos);
+  REQUIRE(view.problems.size() == 1);
+  CHECK(view.problems[0].find("kind Runtime is none the definition reads") != std::string::npos);
   view = f.view(train_job("{name: [a]}", "{}"));
-  REQUIRE(view.warnings.size() == 1);
-  CHECK(view.warnings[0].find("must yield one string") != std::string::npos);
+  REQUIRE(view.problems.size() == 1);
+  CHECK(view.problems[0].find("must yield one string") != std::string::npos);
   // No store at all (a caller that holds no referenced objects).
   auto objects = test::parse_yaml(train_job("{name: torch-distributed}", "{}"));
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   view = build_view(*match.definition, *objects[0].doc);
-  REQUIRE(view.warnings.size() == 1);
-  CHECK(view.warnings[0].find("--with") != std::string::npos);
+  REQUIRE(view.problems.size() == 1);
+  CHECK(view.problems[0].find("--with") != std::string::npos);
 }
 
 TEST_CASE("pods from a referenced object are counted but not edited: their template is not in the TrainJob") {
   Fixture f;
   WorkloadView view = f.view(train_job("{name: torch-distributed}", "{numNodes: 2}"));
-  REQUIRE(view.warnings.empty());
+  REQUIRE(view.problems.empty());
   std::vector<std::string> warnings;
   const std::string patch = make_patch(view, *f.keep.back().doc, {.scheduler_name = "kai-scheduler"}, {}, warnings);
   CHECK(patch == "[]");

@@ -38,8 +38,8 @@ WorkloadView view_of(const std::string& yaml, ViewOptions options = {.catalog = 
 }
 
 std::string only_warning(const WorkloadView& view) {
-  REQUIRE(view.warnings.size() == 1);
-  return view.warnings[0];
+  REQUIRE(view.problems.size() == 1);
+  return view.problems[0];
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ TEST_CASE("a wrapped PyTorchJob is counted, gang-sized and edited by the PyTorch
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
   WorkloadView view = build_view(*match.definition, *objects[0].doc, {.catalog = &test::builtin_catalog()});
-  CHECK(view.warnings.empty());
+  CHECK(view.problems.empty());
   CHECK(view.total_pods == 4);
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 4);
   REQUIRE(view.gangs.size() == 1);
@@ -79,7 +79,7 @@ TEST_CASE("objects an AppWrapper holds that make no pods are not read") {
   - podSets: []
     template: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w}}
   - )" + kPyTorchJob.substr(5)));
-  CHECK(view.warnings.empty());
+  CHECK(view.problems.empty());
   CHECK(view.total_pods == 4);
 }
 

@@ -11,7 +11,7 @@
 #include <tuple>
 #include <utility>
 
-namespace wm::webhook {
+namespace wm {
 
 class Metrics {
  public:
@@ -46,6 +46,7 @@ class Metrics {
                                                       0.005,   0.01,   0.025,   0.1,    0.5,   1.0};
 
  private:
+  void render_requests(std::string& out) const;  // the request counters and the latency histograms; mutex_ held
   struct Histogram {
     std::array<long long, kBuckets.size() + 1> counts{};
     double sum = 0;
@@ -80,4 +81,4 @@ class Metrics {
   std::string build_version_, build_revision_;  // set once, before serving
 };
 
-}  // namespace wm::webhook
+}  // namespace wm

@@ -1,4 +1,4 @@
-#include "mapper/expr/jq_program.h"
+#include "mapper/expr/jq_library.h"
 
 extern "C" {
 #include <jq.h>

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 
 namespace wm {

@@ -12,7 +12,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "mapper/expr/jq_program.h"
+#include "mapper/expr/jq_library.h"
 #include "mapper/json/jq_input.h"
 
 namespace {

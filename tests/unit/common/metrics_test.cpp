@@ -1,10 +1,10 @@
-#include "webhook/metrics.h"
+#include "common/metrics.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-using wm::webhook::Metrics;
+using wm::Metrics;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "webhook/log.h"
+#include "common/log.h"
 
 #include <chrono>
 #include <cstdio>
@@ -7,7 +7,7 @@
 
 #include "mapper/json/json_writer.h"
 
-namespace wm::webhook {
+namespace wm {
 
 void Logger::log(LogLevel level, std::string_view message,
                  std::initializer_list<std::pair<std::string_view, std::string_view>> fields) const {
@@ -40,4 +40,4 @@ void Logger::log(LogLevel level, std::string_view message,
   std::fflush(stderr);
 }
 
-}  // namespace wm::webhook
+}  // namespace wm

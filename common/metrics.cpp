@@ -1,10 +1,10 @@
-#include "webhook/metrics.h"
+#include "common/metrics.h"
 
 #include <cstdio>
 
-#include "webhook/process_metrics.h"
+#include "common/process_metrics.h"
 
-namespace wm::webhook {
+namespace wm {
 
 namespace {
 
@@ -113,17 +113,7 @@ void Metrics::add_counter(std::string_view name, std::string_view help, SeriesLa
   family(name, "counter", help).series[label_text(labels)] += by;
 }
 
-std::string Metrics::render() const {
-  std::lock_guard lock(mutex_);
-  std::string out;
-  for (const auto& [name, f] : families_) {
-    out += "# HELP " + name + " " + f.help + "\n# TYPE " + name + " " + f.type + "\n";
-    for (const auto& [labels, value] : f.series) out += name + labels + " " + number(value) + "\n";
-  }
-  out += "# HELP workload_map_build_info The release and commit of this binary.\n";
-  out += "# TYPE workload_map_build_info gauge\n";
-  out += "workload_map_build_info{version=\"" + label_value(build_version_) + "\",revision=\"" +
-         label_value(build_revision_) + "\"} 1\n";
+void Metrics::render_requests(std::string& out) const {
   out += "# HELP workload_map_requests_total Requests by endpoint, admission operation, object kind and outcome.\n";
   out += "# TYPE workload_map_requests_total counter\n";
   for (const auto& [key, n] : requests_) {
@@ -149,6 +139,20 @@ std::string Metrics::render() const {
     out += "workload_map_request_duration_seconds_count{endpoint=\"" + label_value(endpoint) + "\"} " +
            std::to_string(h.count) + "\n";
   }
+}
+
+std::string Metrics::render() const {
+  std::lock_guard lock(mutex_);
+  std::string out;
+  for (const auto& [name, f] : families_) {
+    out += "# HELP " + name + " " + f.help + "\n# TYPE " + name + " " + f.type + "\n";
+    for (const auto& [labels, value] : f.series) out += name + labels + " " + number(value) + "\n";
+  }
+  out += "# HELP workload_map_build_info The release and commit of this binary.\n";
+  out += "# TYPE workload_map_build_info gauge\n";
+  out += "workload_map_build_info{version=\"" + label_value(build_version_) + "\",revision=\"" +
+         label_value(build_revision_) + "\"} 1\n";
+  render_requests(out);
   out += "# HELP workload_map_definitions_loaded Workload definitions in the live catalog.\n";
   out += "# TYPE workload_map_definitions_loaded gauge\n";
   out += "workload_map_definitions_loaded " + std::to_string(definitions_.load()) + "\n";
@@ -180,4 +184,4 @@ std::string Metrics::render() const {
   return out;
 }
 
-}  // namespace wm::webhook
+}  // namespace wm

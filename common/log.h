@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-namespace wm::webhook {
+namespace wm {
 
 enum class LogLevel { Debug = 0, Info = 1, Warn = 2, Error = 3 };
 
@@ -22,4 +22,4 @@ class Logger {
   LogLevel level_;
 };
 
-}  // namespace wm::webhook
+}  // namespace wm

@@ -1,4 +1,4 @@
-#include "webhook/process_metrics.h"
+#include "common/process_metrics.h"
 
 #include <malloc.h>
 #include <sys/resource.h>
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-namespace wm::webhook {
+namespace wm {
 
 namespace {
 
@@ -60,4 +60,4 @@ std::string render_process_metrics() {
   return out;
 }
 
-}  // namespace wm::webhook
+}  // namespace wm

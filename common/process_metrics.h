@@ -5,10 +5,10 @@
 
 #include <string>
 
-namespace wm::webhook {
+namespace wm {
 
 // process_resident_memory_bytes, process_cpu_seconds_total, process_open_fds, and
 // workload_map_heap_{allocated,free}_bytes, in the text exposition format.
 std::string render_process_metrics();
 
-}  // namespace wm::webhook
+}  // namespace wm

@@ -1,0 +1,88 @@
+#include "webhook/admission_codec.h"
+
+#include <boost/beast/core/detail/base64.hpp>
+
+#include "mapper/json/json_read.h"
+#include "mapper/json/json_writer.h"
+
+namespace wm::webhook {
+
+std::optional<std::string> decode_review(std::string_view body, simdjson::dom::parser& parser, AdmissionRequest& req) {
+  simdjson::dom::element root;
+  simdjson::padded_string padded(body);
+  // parse() copies strings into the parser's buffers, so `padded` may go; the DOM stays valid until the
+  // parser's next parse.
+  if (auto error = parser.parse(padded).get(root))
+    return std::string("the body is not JSON: ") + simdjson::error_message(error);
+  if (!root.is_object()) return "the body is not an AdmissionReview object";
+  std::string_view api_version = string_member(root, "apiVersion"), kind = string_member(root, "kind");
+  if (api_version != "admission.k8s.io/v1")
+    return "apiVersion must be admission.k8s.io/v1, not \"" + std::string(api_version) +
+           "\" (set admissionReviewVersions: [v1])";
+  if (kind != "AdmissionReview") return "kind must be AdmissionReview";
+  simdjson::dom::element request;
+  if (root["request"].get(request) || !request.is_object()) return "the AdmissionReview has no request";
+  req.uid = string_member(request, "uid");
+  if (req.uid.empty()) return "request.uid is missing";
+  req.operation = string_member(request, "operation");
+  if (req.operation.empty()) return "request.operation is missing";
+  req.namespace_name = string_member(request, "namespace");
+  simdjson::dom::element object;
+  req.has_object = !request["object"].get(object) && object.is_object();
+  simdjson::dom::element old_object;
+  req.has_old_object = req.operation == "UPDATE" && !request["oldObject"].get(old_object) && old_object.is_object();
+  if (req.has_old_object) req.old_object = old_object;
+  if (req.has_object) {
+    req.object = object;
+    req.api_version = string_member(object, "apiVersion");
+    req.kind = string_member(object, "kind");
+  }
+  if ((req.operation == "CREATE" || req.operation == "UPDATE") && !req.has_object)
+    return "request.object is missing for a " + std::string(req.operation);
+  if (req.has_object && (req.api_version.empty() || req.kind.empty()))
+    return "request.object has no apiVersion or kind";
+  req.group = split_api_version(req.api_version).first;
+  return std::nullopt;
+}
+
+std::string_view utf8_prefix(std::string_view text, size_t bytes) {
+  if (text.size() <= bytes) return text;
+  size_t end = bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // back to a lead byte
+  return text.substr(0, end);
+}
+
+std::string encode_response(std::string_view uid, const Decision& decision) {
+  const std::string& patch = decision.patch;
+  const std::string denial = decision.is_allowed ? std::string() : decision.message;
+  const int code = decision.code;
+  const std::vector<std::string>& warnings = decision.warnings;
+  std::string out;
+  out.reserve(160 + uid.size() + denial.size() + patch.size() * 4 / 3);
+  out += R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":)";
+  append_json_string(out, uid);
+  out += denial.empty() ? R"(,"allowed":true)" : R"(,"allowed":false)";
+  if (!denial.empty()) {
+    out += R"(,"status":{"code":)" + std::to_string(code) + R"(,"message":)";
+    append_json_string(out, denial);
+    out += "}";
+  }
+  if (!patch.empty()) {
+    out += R"(,"patchType":"JSONPatch","patch":")";
+    const size_t at = out.size();
+    out.resize(at + boost::beast::detail::base64::encoded_size(patch.size()));
+    out.resize(at + boost::beast::detail::base64::encode(out.data() + at, patch.data(), patch.size()));
+    out += '"';
+  }
+  if (!warnings.empty()) {
+    out += R"(,"warnings":[)";
+    for (size_t i = 0; i < warnings.size(); ++i) {
+      if (i) out += ',';
+      append_json_string(out, utf8_prefix(warnings[i], 500));  // the API server caps warnings
+    }
+    out += "]";
+  }
+  return out + "}}";
+}
+
+}  // namespace wm::webhook

@@ -1,0 +1,57 @@
+// The decisions of one admission, once the object is understood: its patch on /mutate (every pod template edited as
+// the rule's profile says, gang names and values rendered), its violations of the rule's limits on /validate, and the
+// gangs its scheduler would wait on for ever. Knows the policy and the view; no workload type, no wire format.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mapper/view/workload_view.h"
+#include "webhook/admission_codec.h"
+#include "webhook/policy.h"
+#include "webhook/value_template.h"
+
+namespace wm::webhook {
+
+// "Kind namespace/name" (name* for a generateName object), as messages name a workload.
+std::string display_name(const WorkloadView& view, std::string_view namespace_name);
+
+class Reviewer {
+ public:
+  Reviewer(const AdmissionRequest& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc,
+           bool standalone);
+
+  // /mutate: the RFC 6902 patch of every pod template and of the workload itself; what cannot be edited is added to
+  // `warnings`.
+  std::string patch(std::vector<std::string>& warnings);
+
+  // /validate: each limit of the rule the workload breaks, as the denial says it.
+  std::vector<std::string> violations();
+
+  // Gangs the profile's scheduler would wait on for ever; refused or warned of, as the rule says.
+  std::vector<std::string> unmeetable() const;
+
+ private:
+  // The rule's profile with its override for this kind merged in; no edits without a profile.
+  static const ProfileEdits& profile_edits(const Rule& rule, const WorkloadView& view, bool standalone);
+  // The gang's task groups, made the first time one of its pod templates needs them: every pod gets the same text.
+  std::string_view task_groups_of(const GangGroupView* gang);
+  // On UPDATE, a pod template is edited only when this update changes it. One it leaves alone stays exactly as
+  // stored: the API server holds some immutable (a Job's), and for others any change starts a rollout of every pod
+  // (a Deployment's), so a policy change must not be written into them by an unrelated update (a label, a scale).
+  bool changed_by_this_request(const std::string& location) const;
+
+  const AdmissionRequest& req_;
+  const Rule& rule_;
+  const WorkloadView& view_;
+  ObjectDocument& doc_;
+  const ProfileEdits& profile_;
+  std::string name_, namespace_name_, queue_;
+  std::vector<std::string> gang_names_;   // by position in view_.gangs
+  std::vector<std::string> task_groups_;  // by position in view_.gangs, when the profile writes them
+  std::string priority_class_;
+  TemplateValues values_;
+  bool names_gangs_on_pods_ = false;  // some pod label or annotation is written {{group}}
+};
+
+}  // namespace wm::webhook
