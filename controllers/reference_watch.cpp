@@ -37,6 +37,7 @@ void ReferenceWatch::watch_kind(const GroupVersionKind& gvk, const std::atomic<b
   if (!resource) return;
   const std::string resource_name = resource->plural + (gvk.group.empty() ? "" : "." + gvk.group);
   ReferenceStore& store = state_.references();
+  // Held as the watch cache keeps objects: without metadata.managedFields.
   auto trimmed = [](const std::string& object) {
     simdjson::dom::parser parser;
     simdjson::dom::element e;
@@ -49,16 +50,15 @@ void ReferenceWatch::watch_kind(const GroupVersionKind& gvk, const std::atomic<b
          store.replace_kind(gvk.group, gvk.kind, std::move(objects));
        },
        [&](kube::EventType type, const std::string& object) {
-         const std::string json = trimmed(object);
          simdjson::dom::parser parser;
          simdjson::dom::element e;
-         if (json.empty() || parser.parse(json).get(e) != simdjson::SUCCESS) return;
+         if (parser.parse(object).get(e) != simdjson::SUCCESS) return;
          if (type == kube::EventType::Deleted) {
            store.remove(gvk.group, gvk.kind, string_at(e, "/metadata/namespace"), string_at(e, "/metadata/name"));
            return;
          }
          std::string error;
-         if (!store.put(json, error))
+         if (!store.put(kube::without_managed_fields(e), error))
            log_.log(LogLevel::Warn, "referenced object not held", {{"resource", resource_name}, {"problem", error}});
        },
        [&](const std::string& problem) {

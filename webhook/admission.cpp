@@ -141,7 +141,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
       rule->profile ? view_options_for(*rule->profile, req.group, req.kind, !controller) : ViewOptions{};
   options.catalog = state.catalog.get();
   options.references = state.references.get();
-  options.namespace_name = std::string(req.namespace_name);
+  options.namespace_name = req.namespace_name;
   WorkloadView view = build_view(*match.definition, doc, options);
   if (!view.problems.empty())
     return not_understood("workload-map cannot understand " + display_name(view, req.namespace_name) + ": " +

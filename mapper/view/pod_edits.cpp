@@ -53,18 +53,23 @@ void apply_root_edits(JsonPatchBuilder& patch, const RootEdits& edits, std::vect
 
 namespace {
 
+// "k":"v",... : an object's members, without its braces.
+std::string members_json(const StringPairs& pairs) {
+  std::string out;
+  for (const auto& [key, value] : pairs) {
+    if (!out.empty()) out += ',';
+    append_json_string(out, key);
+    out += ':';
+    append_json_string(out, value);
+  }
+  return out;
+}
+
 // {"k":"v",...} in key order, so that an entry written again unchanged compares equal to the stored one (the API
 // server stores objects' maps in key order).
 std::string sorted_map_json(StringPairs pairs) {
   std::sort(pairs.begin(), pairs.end());
-  std::string out = "{";
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    if (i) out += ',';
-    append_json_string(out, pairs[i].first);
-    out += ':';
-    append_json_string(out, pairs[i].second);
-  }
-  return out + "}";
+  return "{" + members_json(pairs) + "}";
 }
 
 // `fields` (JSON members, without braces) and `inner` at `pointer` below them, as one object's text.
@@ -109,21 +114,10 @@ void PodEditor::finish(simdjson::dom::element root, std::vector<std::string>& wa
     if (!items_[n].labels.empty())
       metadata += std::string(metadata.size() > 1 ? "," : "") + "\"labels\":" + sorted_map_json(items_[n].labels);
     metadata += "}";
-    std::string key;
-    append_json_string(key, at.instance_key);
-    key += ':';
-    append_json_string(key, items_[n].id);
-    items += (n ? "," : "") + object_with(key, at.pod_metadata, metadata);
+    items += (n ? "," : "") + object_with(members_json({{at.instance_key, items_[n].id}}), at.pod_metadata, metadata);
   }
   items += "]";
-  std::string fields;
-  for (const auto& [k, v] : at.entry) {
-    if (!fields.empty()) fields += ',';
-    append_json_string(fields, k);
-    fields += ':';
-    append_json_string(fields, v);
-  }
-  const std::string entry = object_with(fields, at.instance_list, items);
+  const std::string entry = object_with(members_json(at.entry), at.instance_list, items);
 
   // workload-map's own entry, if the object has one already: replaced whole.
   simdjson::dom::array list;

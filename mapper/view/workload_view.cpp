@@ -354,9 +354,9 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
 
   if (definition.resolved_object) {
     std::string problem;
-    view.resolved =
-        resolve_references(definition, doc, options.references,
-                           view.namespace_name.empty() ? options.namespace_name : view.namespace_name, problem);
+    view.resolved = resolve_references(
+        definition, doc, options.references,
+        view.namespace_name.empty() ? options.namespace_name : std::string_view(view.namespace_name), problem);
     if (!view.resolved) {
       view.problems.push_back(problem);
       return view;

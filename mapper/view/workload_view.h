@@ -117,7 +117,7 @@ struct ViewOptions {
   // Where the objects a definition refers to (Definition::references) are found, and the namespace of an object that
   // does not say its own (an admission request's). Without a store, such objects are problems.
   const ReferenceStore* references = nullptr;
-  std::string namespace_name;
+  std::string_view namespace_name;  // must outlive build_view
 };
 
 WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});

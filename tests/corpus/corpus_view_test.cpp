@@ -29,11 +29,9 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
   // Objects that workloads refer to (a TrainJob's runtime) are found among all the manifests, as the cluster side
   // would find them among the cluster's objects.
   ReferenceStore references;
-  for (const auto& file : files)
-    for (auto& object : test::parse_file(dir + "/" + file)) {
-      std::string ignored;
-      references.put(object.source.json, ignored);
-    }
+  std::vector<std::string> paths;
+  for (const auto& file : files) paths.push_back(dir + "/" + file);
+  test::hold_objects(references, paths);
   int workloads = 0;
   for (const auto& file : files) {
     DYNAMIC_SECTION(file) {

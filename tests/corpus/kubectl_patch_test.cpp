@@ -106,11 +106,9 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
   for (const auto& file : test::yaml_files_under(fixtures)) files.emplace_back(fixtures, file);
   // Objects that workloads refer to (a TrainJob's runtime), from among the fixtures.
   ReferenceStore references;
-  for (const auto& [dir, file] : files)
-    for (auto& object : test::parse_file(dir + "/" + file)) {
-      std::string ignored;
-      references.put(object.source.json, ignored);
-    }
+  std::vector<std::string> paths;
+  for (const auto& [dir, file] : files) paths.push_back(dir + "/" + file);
+  test::hold_objects(references, paths);
   const ViewOptions options{.catalog = &test::builtin_catalog(), .references = &references};
   for (const auto& [dir, file] : files) {
     for (auto& object : test::parse_file(dir + "/" + file)) {

@@ -69,6 +69,15 @@ std::vector<ParsedObject> parse_file(const std::string& path) {
   return parse_all(std::move(sources), errors);
 }
 
+void hold_objects(ReferenceStore& store, const std::vector<std::string>& paths) {
+  Diagnostics errors;
+  for (const auto& path : paths)
+    for (auto& document : read_document_file(path, errors)) {
+      std::string unnamed;  // a workload with only generateName: nothing refers to it
+      store.put(std::move(document.json), unnamed);
+    }
+}
+
 ParsedObject parse_json(const std::string& json, const std::string& label) { return parse_source({json, label, 1}); }
 
 std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string& label) {

@@ -11,6 +11,7 @@
 #include "mapper/catalog/documents.h"
 #include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
+#include "mapper/view/references.h"
 
 namespace wm::test {
 
@@ -32,6 +33,8 @@ struct ParsedObject {
   std::string api_version, kind, name;
 };
 std::vector<ParsedObject> parse_file(const std::string& path);
+// Every object of the manifest files that has a name, held as the cluster side holds the objects workloads refer to.
+void hold_objects(ReferenceStore& store, const std::vector<std::string>& paths);
 ParsedObject parse_json(const std::string& json, const std::string& label = "inline");
 std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string& label = "inline");
 
