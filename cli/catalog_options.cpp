@@ -18,11 +18,11 @@ void add_definitions_option(CLI::App& command, std::vector<std::string>& dirs) {
       ->take_all();
 }
 
-std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs) {
-  Diagnostics errors;
-  Catalog catalog = Catalog::embedded(errors);
+std::optional<catalog::Catalog> load_catalog(const std::vector<std::string>& dirs) {
+  catalog::Diagnostics errors;
+  catalog::Catalog catalog = catalog::Catalog::embedded(errors);
   for (const auto& dir : dirs) {
-    Catalog extra = Catalog::from_directory(dir, errors);
+    catalog::Catalog extra = catalog::Catalog::from_directory(dir, errors);
     catalog.merge(std::move(extra));
   }
   for (const auto& e : errors) std::cerr << e.str() << "\n";
@@ -41,24 +41,20 @@ void add_with_option(CLI::App& command, std::vector<std::string>& files) {
       ->take_all();
 }
 
-std::shared_ptr<ReferenceStore> load_references(const std::vector<std::string>& files,
-                                                const std::vector<std::string>& manifests) {
-  auto store = std::make_shared<ReferenceStore>();
-  Diagnostics errors;
+std::shared_ptr<view::ReferenceStore> load_references(const std::vector<std::string>& files,
+                                                      const std::vector<std::string>& manifests) {
+  auto store = std::make_shared<view::ReferenceStore>();
+  catalog::Diagnostics errors;
   for (const auto& file : files)
-    for (auto& document : read_document_file(file, errors)) {
-      std::string error;
-      if (!store->put(std::move(document.json), error)) errors.push_back({document.file, document.line, "", error});
-    }
+    for (auto& document : catalog::read_document_file(file, errors))
+      if (auto held = store->put(std::move(document.json)); !held)
+        errors.push_back({document.file, document.line, "", held.error()});
   for (const auto& e : errors) std::cerr << e.str() << "\n";
   if (!errors.empty()) return nullptr;
   // The manifests' own objects too; what they cannot name (a generateName workload) is theirs to report.
-  Diagnostics ignored;
+  catalog::Diagnostics ignored;
   for (const auto& file : manifests)
-    for (auto& document : read_document_file(file, ignored)) {
-      std::string error;
-      store->put(std::move(document.json), error);
-    }
+    for (auto& document : catalog::read_document_file(file, ignored)) (void)store->put(std::move(document.json));
   return store;
 }
 
@@ -71,7 +67,7 @@ std::optional<webhook::Policy> load_policy(const std::string& file) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  Diagnostics problems;
+  catalog::Diagnostics problems;
   auto policy = webhook::Policy::load(text.str(), file, problems);
   for (const auto& p : problems) std::cerr << p.str() << "\n";
   return policy;

@@ -16,14 +16,14 @@ namespace wm::cli {
 // Adds "--definitions DIR" (repeatable) to `command`; `dirs` gets the directories.
 void add_definitions_option(CLI::App& command, std::vector<std::string>& dirs);
 // The embedded catalog merged with `dirs`; prints problems to stderr and returns nothing on any.
-std::optional<Catalog> load_catalog(const std::vector<std::string>& dirs);
+std::optional<catalog::Catalog> load_catalog(const std::vector<std::string>& dirs);
 // Adds "--with FILE" (repeatable): objects that workloads refer to (a TrainJob's TrainingRuntime), which the webhook's
 // cluster side would hold.
 void add_with_option(CLI::App& command, std::vector<std::string>& files);
 // The objects in `files`, held as the cluster side holds them; prints problems to stderr and returns null on any.
 // The objects of `manifests` (a TrainingRuntime beside its TrainJob) are held too, where they can be.
-std::shared_ptr<ReferenceStore> load_references(const std::vector<std::string>& files,
-                                                const std::vector<std::string>& manifests = {});
+std::shared_ptr<view::ReferenceStore> load_references(const std::vector<std::string>& files,
+                                                      const std::vector<std::string>& manifests = {});
 // The policy in `file`, or the built-in one when `file` is empty; prints problems to stderr.
 std::optional<webhook::Policy> load_policy(const std::string& file);
 

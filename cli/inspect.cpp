@@ -16,24 +16,24 @@ namespace wm::cli {
 
 namespace {
 
-std::string others(const ResourceList& list) {
+std::string others(const view::ResourceList& list) {
   std::string out;
   for (const auto& [name, q] : list) {
-    if (is_gpu_resource(name)) continue;
+    if (view::is_gpu_resource(name)) continue;
     if (!out.empty()) out += ",";
-    out += name + "=" + q.str(is_byte_resource(name));
+    out += name + "=" + q.str(view::is_byte_resource(name));
   }
   return out.empty() ? "-" : out;
 }
 
-void print_table(const WorkloadView& view, const Workload& w) {
+void print_table(const view::WorkloadView& view, const Workload& w) {
   std::cout << w.kind << " " << (view.namespace_name.empty() ? "" : view.namespace_name + "/")
             << (view.name.empty() ? view.generate_name + "*" : view.name) << "  (" << w.source.file << ":"
             << w.source.line << ", definition " << view.definition->name << ")\n";
   Table table({"COMPONENT", "INSTANCE", "REPLICAS", "PODS", "GPUS", "REQUESTS/POD", "LOCATION"});
   for (const auto& c : view.components)
     for (const auto& i : c.instances) {
-      if (i.shape == PodShape::Logical) {
+      if (i.shape == view::PodShape::Logical) {
         table.add({c.name, i.id, std::to_string(i.replicas), "-", "-", "-", "(logical)"});
         continue;
       }
@@ -41,10 +41,10 @@ void print_table(const WorkloadView& view, const Workload& w) {
       if (i.min_replicas || i.max_replicas)
         replicas += " (" + (i.min_replicas ? std::to_string(*i.min_replicas) : "") + ".." +
                     (i.max_replicas ? std::to_string(*i.max_replicas) : "") + ")";
-      table.add({c.name, i.id, replicas, std::to_string(i.pods), std::to_string(gpu_count(i.total_requests)),
+      table.add({c.name, i.id, replicas, std::to_string(i.pods), std::to_string(view::gpu_count(i.total_requests)),
                  others(i.pod_requests), i.location});
     }
-  table.add({"TOTAL", "", "", std::to_string(view.total_pods), std::to_string(gpu_count(view.total_requests)),
+  table.add({"TOTAL", "", "", std::to_string(view.total_pods), std::to_string(view::gpu_count(view.total_requests)),
              others(view.total_requests), ""});
   table.print(std::cout);
   for (const auto& g : view.gangs) {
@@ -71,9 +71,9 @@ struct InspectOptions {
 void print_unknown(const Workload& w, bool json, bool& first) {
   const std::string& covered = w.match.uncovered_version_of;
   if (json) {
-    std::cout << (first ? "" : ",") << R"({"apiVersion":)" << json_string(w.api_version) << R"(,"kind":)"
-              << json_string(w.kind) << R"(,"name":)" << json_string(w.name) << R"(,"known":false)";
-    if (!covered.empty()) std::cout << R"(,"definitionsRead":)" << json_string(covered);
+    std::cout << (first ? "" : ",") << R"({"apiVersion":)" << json::json_string(w.api_version) << R"(,"kind":)"
+              << json::json_string(w.kind) << R"(,"name":)" << json::json_string(w.name) << R"(,"known":false)";
+    if (!covered.empty()) std::cout << R"(,"definitionsRead":)" << json::json_string(covered);
     std::cout << "}";
     first = false;
     return;
@@ -113,23 +113,23 @@ int inspect(const InspectOptions& o) {
   int failures = for_each_workload(o.files, *catalog, [&](Workload& w) {
     if (!w.match.definition) return print_unknown(w, json, first);
     // As the profile's scheduler counts this kind, else by the definitions' own minimums.
-    ViewOptions counted =
-        profile ? webhook::view_options_for(*profile, w.match.definition->gvk.group, w.kind) : ViewOptions{};
+    view::ViewOptions counted =
+        profile ? webhook::view_options_for(*profile, w.match.definition->gvk.group, w.kind) : view::ViewOptions{};
     counted.status = o.status;
     counted.inspect_detail = true;
     counted.catalog = &*catalog;
     counted.references = references.get();
-    WorkloadView view = build_view(*w.match.definition, w.doc, counted);
+    view::WorkloadView view = view::build_view(*w.match.definition, w.doc, counted);
     std::vector<std::string> pod_groups;
     if (profile) {
       pod_groups = pod_groups_for(*profile, view, w.doc.root(), queue);
       name_gangs_as_profile(view);
     }
     if (json) {
-      std::string out = view_json(view);
+      std::string out = view::view_json(view);
       if (profile) {  // the profile, its rule and the objects it needs first, then the view
-        std::string head = R"({"profile":)" + json_string(profile->name) + R"(,"gangRule":")" +
-                           gang_rule_name(profile->gang_rule) + R"(","podGroups":[)";
+        std::string head = R"({"profile":)" + json::json_string(profile->name) + R"(,"gangRule":")" +
+                           view::gang_rule_name(profile->gang_rule) + R"(","podGroups":[)";
         for (size_t i = 0; i < pod_groups.size(); ++i) head += (i ? "," : "") + pod_groups[i];
         out = head + "]," + out.substr(1);
       }

@@ -12,11 +12,11 @@ namespace wm::cli {
 namespace {
 
 int lint(const std::vector<std::string>& args) {
-  Diagnostics errors;
+  catalog::Diagnostics errors;
   size_t definitions = 0;
   for (const auto& target : args) {
     if (std::filesystem::is_directory(target)) {
-      Catalog catalog = Catalog::from_directory(target, errors);
+      catalog::Catalog catalog = catalog::Catalog::from_directory(target, errors);
       definitions += catalog.size();
       continue;
     }
@@ -27,7 +27,7 @@ int lint(const std::vector<std::string>& args) {
     }
     std::stringstream text;
     text << in.rdbuf();
-    DefinitionLoad load = load_definitions(text.str(), target);
+    catalog::DefinitionLoad load = catalog::load_definitions(text.str(), target);
     definitions += load.definitions.size();
     errors.insert(errors.end(), load.errors.begin(), load.errors.end());
   }

@@ -22,11 +22,11 @@ struct MutateOptions {
   std::vector<std::string> dirs, with;
   std::string file, output = "patch";
   std::vector<std::string> labels, annotations, root_labels, root_annotations;
-  PodEdits pods;
+  view::PodEdits pods;
 };
 
-StringPairs pairs(const std::vector<std::string>& texts) {
-  StringPairs out;
+json::StringPairs pairs(const std::vector<std::string>& texts) {
+  json::StringPairs out;
   for (const auto& text : texts) {
     auto eq = text.find('=');
     out.emplace_back(text.substr(0, eq), text.substr(eq + 1));
@@ -37,10 +37,10 @@ StringPairs pairs(const std::vector<std::string>& texts) {
 int mutate(MutateOptions o) {
   const std::string& output = o.output;
   std::vector<std::string> files = {o.file};
-  PodEdits& pods = o.pods;
+  view::PodEdits& pods = o.pods;
   pods.labels = pairs(o.labels);
   pods.annotations = pairs(o.annotations);
-  RootEdits root;
+  view::RootEdits root;
   root.labels = pairs(o.root_labels);
   root.annotations = pairs(o.root_annotations);
   auto catalog = load_catalog(o.dirs);
@@ -59,25 +59,24 @@ int mutate(MutateOptions o) {
       std::cerr << w.source.file << ":" << w.source.line << ": only the first workload of the file is mutated\n";
       return;
     }
-    ViewOptions options;
+    view::ViewOptions options;
     options.catalog = &*catalog;
     options.references = references.get();
-    WorkloadView view = build_view(*w.match.definition, w.doc, options);
+    view::WorkloadView view = view::build_view(*w.match.definition, w.doc, options);
     std::vector<std::string> warnings = view.problems;
-    std::string patch = make_patch(view, w.doc, pods, root, warnings);
+    std::string patch = view::make_patch(view, w.doc, pods, root, warnings);
     for (const auto& warning : warnings) std::cerr << "warning: " << warning << "\n";
     if (output == "patch") {
       std::cout << patch << "\n";
       return;
     }
-    std::string error;
-    std::string patched = apply_json_patch(element_json(w.doc.root()), patch, error);
-    if (patched.empty()) {
-      std::cerr << "mutate: " << error << "\n";
+    auto patched = json::apply_json_patch(json::element_json(w.doc.root()), patch);
+    if (!patched) {
+      std::cerr << "mutate: " << patched.error() << "\n";
       status = kInvalid;
       return;
     }
-    std::cout << (output == "yaml" ? json_to_yaml(patched) : patched + "\n");
+    std::cout << (output == "yaml" ? json_to_yaml(*patched) : *patched + "\n");
   });
   if (failures) return kInvalid;
   if (workloads == 0) std::cerr << files[0] << ": no workload of a known kind\n";

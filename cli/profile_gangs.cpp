@@ -5,7 +5,7 @@
 
 namespace wm::cli {
 
-std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile, const WorkloadView& view,
+std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile, const view::WorkloadView& view,
                                         simdjson::dom::element root, const std::string& queue) {
   const webhook::ProfileEdits& edits = webhook::Policy::edits_for(profile, view.gvk.group, view.gvk.kind);
   if (!edits.pod_group) return {};
@@ -13,12 +13,12 @@ std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile
   return webhook::pod_group_objects(*edits.pod_group, view, profile.gang_rule, root, workload, queue);
 }
 
-void name_gangs_as_profile(WorkloadView& view) {
+void name_gangs_as_profile(view::WorkloadView& view) {
   const std::string workload = view.name.empty() ? view.generate_name : view.name;
-  std::vector<GangGroupView> named;
+  std::vector<view::GangGroupView> named;
   for (const auto& g : view.gangs)
-    for (auto& one : expanded_gangs({g}, 10000)) {
-      one.name = gang_object_name(workload, view.gangs, g) == workload ? workload : workload + "-" + one.name;
+    for (auto& one : view::expanded_gangs({g}, 10000)) {
+      one.name = view::gang_object_name(workload, view.gangs, g) == workload ? workload : workload + "-" + one.name;
       named.push_back(std::move(one));
     }
   view.gangs = std::move(named);

@@ -12,9 +12,9 @@
 namespace wm::cli {
 
 // The objects (PodGroups) the profile needs for this workload's gangs, as JSON, named as its admission names them.
-std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile, const WorkloadView& view,
+std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile, const view::WorkloadView& view,
                                         simdjson::dom::element root, const std::string& queue);
 // Each gang by itself, under the name its pods and PodGroup get at admission.
-void name_gangs_as_profile(WorkloadView& view);
+void name_gangs_as_profile(view::WorkloadView& view);
 
 }  // namespace wm::cli

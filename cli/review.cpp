@@ -46,7 +46,7 @@ std::optional<Answer> answer_of(const webhook::AdmissionResult& result, simdjson
   }
   Answer a;
   if (response["allowed"].get_bool().get(a.allowed)) a.allowed = false;
-  a.message = std::string(string_at(response, "/status/message"));
+  a.message = std::string(json::string_at(response, "/status/message"));
   std::string_view patch;
   if (!response["patch"].get_string().get(patch)) a.patch = base64_decode(patch);
   simdjson::dom::array warnings;
@@ -59,24 +59,24 @@ std::optional<Answer> answer_of(const webhook::AdmissionResult& result, simdjson
 }
 
 void print_json(const Answer& mutate, const Answer& validate, const std::string& rule, const std::string& profile,
-                const WorkloadView* view, const std::vector<std::string>& pod_groups) {
+                const view::WorkloadView* view, const std::vector<std::string>& pod_groups) {
   const bool allowed = mutate.allowed && validate.allowed;
   std::string out = R"({"allowed":)" + std::string(allowed ? "true" : "false");
-  out += R"(,"message":)" + json_string(!mutate.allowed ? mutate.message : validate.message);
-  out += R"(,"rule":)" + json_string(rule) + R"(,"profile":)" + json_string(profile);
+  out += R"(,"message":)" + json::json_string(!mutate.allowed ? mutate.message : validate.message);
+  out += R"(,"rule":)" + json::json_string(rule) + R"(,"profile":)" + json::json_string(profile);
   out += R"(,"patch":)" + (mutate.patch.empty() ? "[]" : mutate.patch);
   out += R"(,"warnings":[)";
   bool first = true;
   for (const auto* answer : {&mutate, &validate})
     for (const auto& w : answer->warnings) {
-      out += (first ? "" : ",") + json_string(w);
+      out += (first ? "" : ",") + json::json_string(w);
       first = false;
     }
   out += R"(],"gangs":[)";
   if (view)
     for (size_t i = 0; i < view->gangs.size(); ++i) {
-      const GangGroupView& g = view->gangs[i];
-      out += (i ? "," : "") + std::string(R"({"name":)") + json_string(g.name) + R"(,"minMember":)" +
+      const view::GangGroupView& g = view->gangs[i];
+      out += (i ? "," : "") + std::string(R"({"name":)") + json::json_string(g.name) + R"(,"minMember":)" +
              std::to_string(g.min_member) + R"(,"pods":)" + std::to_string(g.pods) + "}";
     }
   out += R"(],"podGroups":[)";
@@ -85,7 +85,7 @@ void print_json(const Answer& mutate, const Answer& validate, const std::string&
 }
 
 void print_text(const Answer& mutate, const Answer& validate, const std::string& rule, const std::string& profile,
-                const WorkloadView* view, const std::vector<std::string>& pod_groups) {
+                const view::WorkloadView* view, const std::vector<std::string>& pod_groups) {
   if (!mutate.allowed)
     std::cout << "refused at mutation: " << mutate.message << "\n";
   else if (!validate.allowed)
@@ -111,7 +111,7 @@ int review(const ReviewOptions& o) {
   if (!request) return kInvalid;
   auto references = load_references(o.with);
   if (!references) return kInvalid;
-  webhook::AdmissionState state{std::make_shared<const Catalog>(std::move(*catalog)),
+  webhook::AdmissionState state{std::make_shared<const catalog::Catalog>(std::move(*catalog)),
                                 std::make_shared<const webhook::Policy>(std::move(*policy)), references};
   simdjson::dom::parser parser, answers;
   auto mutate = answer_of(webhook::review(webhook::Endpoint::Mutate, *request, state, parser), answers);
@@ -119,12 +119,12 @@ int review(const ReviewOptions& o) {
   // The validating webhook sees the object as mutated.
   std::string mutated = *object;
   if (!mutate->patch.empty()) {
-    std::string error;
-    mutated = apply_json_patch(*object, mutate->patch, error);
-    if (mutated.empty()) {
-      std::cerr << "review: the webhook's patch does not apply: " << error << "\n";
+    auto patched = json::apply_json_patch(*object, mutate->patch);
+    if (!patched) {
+      std::cerr << "review: the webhook's patch does not apply: " << patched.error() << "\n";
       return kInvalid;
     }
+    mutated = std::move(*patched);
   }
   request = admission_review_json(o.request, mutated);
   if (!request) return kInvalid;
@@ -133,24 +133,24 @@ int review(const ReviewOptions& o) {
 
   simdjson::dom::element root;
   if (parser.parse(mutated).get(root)) return kInvalid;
-  const auto [group, version] = split_api_version(string_at(root, "/apiVersion"));
-  const std::string kind(string_at(root, "/kind"));
+  const auto [group, version] = json::split_api_version(json::string_at(root, "/apiVersion"));
+  const std::string kind(json::string_at(root, "/kind"));
   std::string namespace_name = o.request.namespace_name;
-  if (namespace_name.empty()) namespace_name = std::string(string_at(root, "/metadata/namespace"));
+  if (namespace_name.empty()) namespace_name = std::string(json::string_at(root, "/metadata/namespace"));
   if (namespace_name.empty()) namespace_name = "default";
   const webhook::Rule* rule = state.policy->match(namespace_name, group, kind);
-  const Catalog::Match match = state.catalog->find(string_at(root, "/apiVersion"), kind);
-  std::optional<WorkloadView> view;
+  const catalog::Catalog::Match match = state.catalog->find(json::string_at(root, "/apiVersion"), kind);
+  std::optional<view::WorkloadView> view;
   std::vector<std::string> pod_groups;
-  std::optional<ObjectDocument> doc;
+  std::optional<json::ObjectDocument> doc;
   if (rule && rule->profile && match.definition) {
     doc.emplace(root);
-    ViewOptions options = webhook::view_options_for(*rule->profile, group, kind);
+    view::ViewOptions options = webhook::view_options_for(*rule->profile, group, kind);
     options.inspect_detail = true;
     options.catalog = state.catalog.get();
     options.references = state.references.get();
     options.namespace_name = namespace_name;
-    view = build_view(*match.definition, *doc, options);
+    view = view::build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(kQueueAnnotation).get_string().get(queue)) queue = {};
     pod_groups = pod_groups_for(*rule->profile, *view, root, std::string(queue));

@@ -9,8 +9,8 @@
 namespace wm::cli {
 
 std::optional<std::string> first_object_json(const std::string& file) {
-  Diagnostics errors;
-  auto docs = read_document_file(file, errors);
+  catalog::Diagnostics errors;
+  auto docs = catalog::read_document_file(file, errors);
   for (const auto& e : errors) std::cerr << e.str() << "\n";
   if (!errors.empty() || docs.empty()) return std::nullopt;
   return docs.front().json;
@@ -32,11 +32,11 @@ std::optional<std::string> admission_review_json(const ReviewRequestOptions& o, 
   }
   if (namespace_name.empty() && !object.at_pointer("/metadata/namespace").get(ns)) namespace_name = ns;
   if (namespace_name.empty()) namespace_name = "default";
-  const auto [group, version] = split_api_version(api);
+  const auto [group, version] = json::split_api_version(api);
   std::string out = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":)" +
-                    json_string(uid) + R"(,"kind":{"group":)" + json_string(group) + R"(,"version":)" +
-                    json_string(version) + R"(,"kind":)" + json_string(kind) + R"(},"namespace":)" +
-                    json_string(namespace_name) + R"(,"operation":)" + json_string(operation) +
+                    json::json_string(uid) + R"(,"kind":{"group":)" + json::json_string(group) + R"(,"version":)" +
+                    json::json_string(version) + R"(,"kind":)" + json::json_string(kind) + R"(},"namespace":)" +
+                    json::json_string(namespace_name) + R"(,"operation":)" + json::json_string(operation) +
                     R"(,"userInfo":{"username":"kubernetes-admin"},"dryRun":false)";
   if (operation != "DELETE") out += R"(,"object":)" + object_json;
   if (operation != "CREATE") out += R"(,"oldObject":)" + object_json;

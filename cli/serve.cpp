@@ -75,28 +75,26 @@ void raise_open_file_limit() {
 // gives it back when freed. Requests that large are rare, so their mmap calls cost nothing that matters.
 void return_large_blocks_to_the_system() { mallopt(M_MMAP_THRESHOLD, 128 * 1024); }
 
-// Without --cert, a self-signed certificate for localhost in a new temporary directory; "" or what failed.
-std::string make_certificate_if_none(webhook::TlsFiles& files, bool& self_signed) {
+// Without --cert, a self-signed certificate for localhost in a new temporary directory.
+Result<void> make_certificate_if_none(webhook::TlsFiles& files, bool& self_signed) {
   self_signed = files.certificate.empty();
-  if (!self_signed) return "";
+  if (!self_signed) return {};
   std::string dir = (std::filesystem::temp_directory_path() / "workload-map-XXXXXX").string();
-  if (!mkdtemp(dir.data())) return "cannot make a temporary directory";
-  std::string error;
-  if (!webhook::make_self_signed(dir, error)) return error;
+  if (!mkdtemp(dir.data())) return Error{"cannot make a temporary directory"};
+  if (auto made = webhook::make_self_signed(dir); !made) return made;
   files.certificate = dir + "/tls.crt";
   files.key = dir + "/tls.key";
-  return "";
+  return {};
 }
 
-// The cluster side, started, when --kubeconfig or --in-cluster says where the API server is; nullptr without one,
-// or (with `error`) when it cannot start. Its Lease's namespace and this replica's identity default from the pod.
-std::unique_ptr<controllers::ClusterSide> start_cluster_side(const ServeOptions& o, webhook::StateStore& state,
-                                                             Metrics& metrics, const Logger& log,
-                                                             std::string& error) {
+// The cluster side, started, when --kubeconfig or --in-cluster says where the API server is; nullptr without one, or
+// an error when it cannot start. Its Lease's namespace and this replica's identity default from the pod.
+Result<std::unique_ptr<controllers::ClusterSide>> start_cluster_side(const ServeOptions& o, webhook::StateStore& state,
+                                                                     Metrics& metrics, const Logger& log) {
   if (o.kubeconfig.empty() && !o.in_cluster) return nullptr;
   controllers::ClusterOptions cluster = o.cluster;
-  auto config = o.in_cluster ? kube::config_in_cluster(error) : kube::config_from_kubeconfig(o.kubeconfig, error);
-  if (!config) return nullptr;
+  auto config = o.in_cluster ? kube::config_in_cluster() : kube::config_from_kubeconfig(o.kubeconfig);
+  if (!config) return Error{config.error()};
   cluster.config = std::move(*config);
   if (cluster.lease_namespace.empty()) {
     const char* pod_namespace = std::getenv("POD_NAMESPACE");
@@ -111,7 +109,7 @@ std::unique_ptr<controllers::ClusterSide> start_cluster_side(const ServeOptions&
     cluster.identity = pod_name && *pod_name ? pod_name : std::string(host) + "_" + std::to_string(getpid());
   }
   auto side = std::make_unique<controllers::ClusterSide>(std::move(cluster), state, metrics, log);
-  if (!side->start(error)) return nullptr;
+  if (auto started = side->start(); !started) return Error{started.error()};
   return side;
 }
 
@@ -155,10 +153,10 @@ int serve(ServeOptions& o) {
   return_large_blocks_to_the_system();
   Logger log(log_level(o.log_level));
   bool self_signed = false;
-  std::string error = make_certificate_if_none(o.tls_files, self_signed);
+  auto certificate = make_certificate_if_none(o.tls_files, self_signed);
   webhook::TlsContexts tls(o.tls_files);
-  if (!error.empty() || !tls.load(error)) {
-    std::cerr << "serve: " << error << "\n";
+  if (auto loaded = certificate ? tls.load() : certificate; !loaded) {
+    std::cerr << "serve: " << loaded.error() << "\n";
     return kInvalid;
   }
   webhook::StateStore state(o.sources);
@@ -169,11 +167,12 @@ int serve(ServeOptions& o) {
   }
   Metrics metrics;
   metrics.set_build_info(version(), revision());
-  std::unique_ptr<controllers::ClusterSide> cluster_side = start_cluster_side(o, state, metrics, log, error);
-  if (!error.empty()) {
-    std::cerr << "serve: " << error << "\n";
+  auto started = start_cluster_side(o, state, metrics, log);
+  if (!started) {
+    std::cerr << "serve: " << started.error() << "\n";
     return kInvalid;
   }
+  std::unique_ptr<controllers::ClusterSide> cluster_side = std::move(*started);
   webhook::Server server(o.server, state, tls, metrics, log);
   const int status = server.run(
       [&](uint16_t port, uint16_t metrics_port) { announce(o, state, log, self_signed, port, metrics_port); });
@@ -181,15 +180,8 @@ int serve(ServeOptions& o) {
   return status;
 }
 
-}  // namespace
-
-void add_serve(CLI::App& app, int& status) {
-  auto o = std::make_shared<ServeOptions>();
-  CLI::App* command = app.add_subcommand("serve", "run the admission webhook");
-  command->footer(
-      "With no options: the built-in catalog and policy, a self-signed certificate made in a temporary\n"
-      "directory, on https://127.0.0.1:8443. The cluster side (Karta objects, PodGroups, webhook rules) is off\n"
-      "unless --kubeconfig or --in-cluster says where the API server is; it is never on the admission path.");
+// Where to listen, the certificates, and where the catalog and the policy come from.
+void add_serving_options(CLI::App* command, ServeOptions* o) {
   command
       ->add_option_function<std::string>(
           "--listen", [o](const std::string& text) { split_listen(text, o->server.address, o->server.port); },
@@ -211,6 +203,10 @@ void add_serve(CLI::App& app, int& status) {
   command->add_option("--client-ca", o->tls_files.client_ca, "require client certificates signed by this CA (mTLS)");
   command->add_option("--policy", o->sources.policy_file, "policy (YAML); reloaded when it changes; default: built-in");
   add_definitions_option(*command, o->sources.definition_dirs);
+}
+
+// The server's threads, sizes and timeouts.
+void add_limit_options(CLI::App* command, ServeOptions* o) {
   command->add_option("--threads", o->server.threads, "io threads (default: one per core)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--max-body", o->server.max_body_bytes, "request body cap in bytes (default 3145728)")
@@ -230,6 +226,10 @@ void add_serve(CLI::App& app, int& status) {
       ->check(CLI::NonNegativeNumber);
   command->add_option("--log-level", o->log_level, "debug, info (default), warn or error")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
+}
+
+// The API server, and what the cluster side does there.
+void add_cluster_options(CLI::App* command, ServeOptions* o) {
   CLI::Option* kubeconfig =
       command->add_option("--kubeconfig", o->kubeconfig, "talk to the API server of this kubeconfig's current context");
   command->add_flag("--in-cluster", o->in_cluster, "talk to the API server of the pod this runs in")
@@ -252,6 +252,20 @@ void add_serve(CLI::App& app, int& status) {
   command->add_option("--lease-name", o->cluster.lease_name, "(default workload-map)");
   command->add_option("--identity", o->cluster.identity,
                       "this replica in the Lease (default $POD_NAME, else host_pid)");
+}
+
+}  // namespace
+
+void add_serve(CLI::App& app, int& status) {
+  auto o = std::make_shared<ServeOptions>();
+  CLI::App* command = app.add_subcommand("serve", "run the admission webhook");
+  command->footer(
+      "With no options: the built-in catalog and policy, a self-signed certificate made in a temporary\n"
+      "directory, on https://127.0.0.1:8443. The cluster side (Karta objects, PodGroups, webhook rules) is off\n"
+      "unless --kubeconfig or --in-cluster says where the API server is; it is never on the admission path.");
+  add_serving_options(command, o.get());
+  add_limit_options(command, o.get());
+  add_cluster_options(command, o.get());
   command->callback([o, &status] { status = serve(*o); });
 }
 

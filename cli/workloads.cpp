@@ -4,13 +4,13 @@
 
 namespace wm::cli {
 
-int for_each_workload(const std::vector<std::string>& files, const Catalog& catalog,
+int for_each_workload(const std::vector<std::string>& files, const catalog::Catalog& catalog,
                       const std::function<void(Workload&)>& each) {
   int failures = 0;
   simdjson::dom::parser parser;
   for (const auto& file : files) {
-    Diagnostics errors;
-    auto documents = read_document_file(file, errors);
+    catalog::Diagnostics errors;
+    auto documents = catalog::read_document_file(file, errors);
     for (const auto& e : errors) std::cerr << e.str() << "\n";
     failures += static_cast<int>(errors.size());
     for (const auto& source : documents) {
@@ -24,7 +24,7 @@ int for_each_workload(const std::vector<std::string>& files, const Catalog& cata
       if (root["apiVersion"].get_string().get(api)) api = {};
       if (root["kind"].get_string().get(kind)) kind = {};
       if (root.at_pointer("/metadata/name").get_string().get(name)) name = {};
-      ObjectDocument doc(root);
+      json::ObjectDocument doc(root);
       Workload w{source, doc, std::string(api), std::string(kind), std::string(name), catalog.find(api, kind)};
       each(w);
     }

@@ -13,14 +13,14 @@
 namespace wm::cli {
 
 struct Workload {
-  const SourceDocument& source;
-  ObjectDocument& doc;
+  const catalog::SourceDocument& source;
+  json::ObjectDocument& doc;
   std::string api_version, kind, name;
-  Catalog::Match match;  // match.definition is null for kinds the catalog does not know
+  catalog::Catalog::Match match;  // match.definition is null for kinds the catalog does not know
 };
 
 // Returns the number of files or documents that could not be read or parsed (reported on stderr).
-int for_each_workload(const std::vector<std::string>& files, const Catalog& catalog,
+int for_each_workload(const std::vector<std::string>& files, const catalog::Catalog& catalog,
                       const std::function<void(Workload&)>& each);
 
 }  // namespace wm::cli

@@ -43,7 +43,7 @@ void emit(YAML::Emitter& out, simdjson::dom::element e) {
       out << (e.get_bool().value_unsafe() ? "true" : "false");
       break;
     default:
-      out << element_json(e);
+      out << json::element_json(e);
       break;
   }
 }

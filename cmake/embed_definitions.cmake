@@ -14,7 +14,7 @@ endforeach()
 file(WRITE "${OUTPUT}.tmp" "// Generated from definitions/ by cmake/embed_definitions.cmake. Do not edit.
 #include \"mapper/catalog/embedded_definitions.h\"
 
-namespace wm {
+namespace wm::catalog {
 
 std::span<const EmbeddedFile> embedded_definition_files() {
   static const EmbeddedFile files[] = {
@@ -22,6 +22,6 @@ ${body}  };
   return files;
 }
 
-}  // namespace wm
+}  // namespace wm::catalog
 ")
 file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

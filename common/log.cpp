@@ -26,12 +26,12 @@ void Logger::log(LogLevel level, std::string_view message,
   line += "\",\"level\":\"";
   line += names[static_cast<int>(level)];
   line += "\",\"msg\":";
-  append_json_string(line, message);
+  json::append_json_string(line, message);
   for (const auto& [key, value] : fields) {
     line.push_back(',');
-    append_json_string(line, key);
+    json::append_json_string(line, key);
     line.push_back(':');
-    append_json_string(line, value);
+    json::append_json_string(line, value);
   }
   line += "}\n";
   static std::mutex mutex;

@@ -27,26 +27,25 @@ ClusterSide::ClusterSide(ClusterOptions options, webhook::StateStore& state, Met
 
 ClusterSide::~ClusterSide() { stop(); }
 
-bool ClusterSide::start(std::string& error) {
+Result<void> ClusterSide::start() {
   auto parts = std::make_unique<Parts>();
-  parts->client = kube::Client::make(options_.config, error);
-  if (!parts->client) return false;
+  auto client_made = kube::Client::make(options_.config);
+  if (!client_made) return Error{client_made.error()};
+  parts->client = std::move(*client_made);
   kube::Client& client = *parts->client;
   parts->discovery = std::make_unique<kube::Discovery>(client);
   declare_cluster_metrics(metrics_);
   parts->events = std::make_unique<EventRecorder>(client, options_.identity, log_);
-  if (options_.kartas) parts->kartas = std::make_unique<KartaSource>(client, state_, metrics_, log_, *parts->events);
+  const ClusterContext cluster{client, *parts->discovery, state_, metrics_, log_, *parts->events};
+  if (options_.kartas) parts->kartas = std::make_unique<KartaSource>(cluster);
   // Every replica admits, so every replica holds the referenced objects.
-  parts->references = std::make_unique<ReferenceWatch>(client, *parts->discovery, state_, metrics_, log_);
-  if (options_.pod_groups)
-    parts->pod_groups =
-        std::make_unique<PodGroupController>(client, *parts->discovery, state_, metrics_, log_, *parts->events);
+  parts->references = std::make_unique<ReferenceWatch>(cluster);
+  if (options_.pod_groups) parts->pod_groups = std::make_unique<PodGroupController>(cluster);
   if (!options_.webhook_configuration.empty()) {
     const std::string base = "/apis/admissionregistration.k8s.io/v1/";
     parts->webhook_rules = std::make_unique<WebhookRules>(
-        client, *parts->discovery, state_, metrics_, log_, *parts->events,
-        std::vector<std::string>{base + "mutatingwebhookconfigurations/" + options_.webhook_configuration,
-                                 base + "validatingwebhookconfigurations/" + options_.webhook_configuration});
+        cluster, std::vector<std::string>{base + "mutatingwebhookconfigurations/" + options_.webhook_configuration,
+                                          base + "validatingwebhookconfigurations/" + options_.webhook_configuration});
   }
   parts->election = std::make_unique<kube::LeaderElection>(
       client, kube::LeaderElectionOptions{options_.lease_namespace, options_.lease_name, options_.identity},
@@ -82,7 +81,7 @@ bool ClusterSide::start(std::string& error) {
   threads_.emplace_back([this] { parts_->references->run(stop_); });
   if (parts_->webhook_rules) threads_.emplace_back([this] { parts_->webhook_rules->run(stop_, leading_); });
   threads_.emplace_back([this] { parts_->election->run(stop_); });
-  return true;
+  return {};
 }
 
 void ClusterSide::stop() {

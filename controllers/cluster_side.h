@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
+#include "common/result.h"
 #include "kube/config.h"
 #include "webhook/state_store.h"
 
@@ -30,7 +31,7 @@ class ClusterSide {
   ClusterSide(ClusterOptions options, webhook::StateStore& state, Metrics& metrics, const Logger& log);
   ~ClusterSide();
   // Starts the watches and the election; false (with `error`) when the configuration cannot be used.
-  bool start(std::string& error);
+  Result<void> start();
   // Stops every thread; a leader gives its Lease up.
   void stop();
 

@@ -10,9 +10,10 @@
 namespace wm::controllers {
 
 ObjectReference reference_to(simdjson::dom::element object) {
-  return {std::string(string_at(object, "/apiVersion")), std::string(string_at(object, "/kind")),
-          std::string(string_at(object, "/metadata/namespace")), std::string(string_at(object, "/metadata/name")),
-          std::string(string_at(object, "/metadata/uid"))};
+  return {std::string(json::string_at(object, "/apiVersion")), std::string(json::string_at(object, "/kind")),
+          std::string(json::string_at(object, "/metadata/namespace")),
+          std::string(json::string_at(object, "/metadata/name")),
+          std::string(json::string_at(object, "/metadata/uid"))};
 }
 
 template <class Value>
@@ -144,24 +145,24 @@ void EventRecorder::write(const Pending& event) {
     if (decision.action == EventCorrelator::Action::Count) {
       r = client_.request(
           "PATCH", collection + "/" + kube::url_encode(decision.name),
-          R"({"count":)" + std::to_string(decision.count) + R"(,"lastTimestamp":)" + json_string(now) + "}",
+          R"({"count":)" + std::to_string(decision.count) + R"(,"lastTimestamp":)" + json::json_string(now) + "}",
           kube::kMergePatch);
       if (r.status == 404) {  // the API server expired it (an hour by default): make it again
         correlator_.forget(event_key);
         continue;
       }
     } else {
-      std::string body = R"({"apiVersion":"v1","kind":"Event","metadata":{"name":)" + json_string(decision.name) +
-                         R"(,"namespace":)" + json_string(ns) + R"(},"involvedObject":{"apiVersion":)" +
-                         json_string(object.api_version) + R"(,"kind":)" + json_string(object.kind) + R"(,"name":)" +
-                         json_string(object.name);
-      if (!object.namespace_name.empty()) body += R"(,"namespace":)" + json_string(object.namespace_name);
-      if (!object.uid.empty()) body += R"(,"uid":)" + json_string(object.uid);
-      body += R"(},"type":)" + json_string(type) + R"(,"reason":)" + json_string(reason) + R"(,"message":)" +
-              json_string(message) + R"(,"count":1,"firstTimestamp":)" + json_string(now) + R"(,"lastTimestamp":)" +
-              json_string(now) +
+      std::string body = R"({"apiVersion":"v1","kind":"Event","metadata":{"name":)" + json::json_string(decision.name) +
+                         R"(,"namespace":)" + json::json_string(ns) + R"(},"involvedObject":{"apiVersion":)" +
+                         json::json_string(object.api_version) + R"(,"kind":)" + json::json_string(object.kind) +
+                         R"(,"name":)" + json::json_string(object.name);
+      if (!object.namespace_name.empty()) body += R"(,"namespace":)" + json::json_string(object.namespace_name);
+      if (!object.uid.empty()) body += R"(,"uid":)" + json::json_string(object.uid);
+      body += R"(},"type":)" + json::json_string(type) + R"(,"reason":)" + json::json_string(reason) +
+              R"(,"message":)" + json::json_string(message) + R"(,"count":1,"firstTimestamp":)" +
+              json::json_string(now) + R"(,"lastTimestamp":)" + json::json_string(now) +
               R"(,"source":{"component":"workload-map"},"reportingComponent":"workload-map","reportingInstance":)" +
-              json_string(instance_) + "}";
+              json::json_string(instance_) + "}";
       r = client_.request("POST", collection, body);
     }
     if (!r.ok())

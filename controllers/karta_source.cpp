@@ -19,11 +19,11 @@ KartaSource::Condition shown_condition(simdjson::dom::element karta) {
   simdjson::dom::array conditions;
   if (karta.at_pointer("/status/conditions").get_array().get(conditions) != simdjson::SUCCESS) return c;
   for (auto entry : conditions) {
-    if (string_at(entry, "/type") != kAcceptedCondition) continue;
-    c.status = string_at(entry, "/status");
-    c.reason = string_at(entry, "/reason");
-    c.message = string_at(entry, "/message");
-    c.last_transition = string_at(entry, "/lastTransitionTime");
+    if (json::string_at(entry, "/type") != kAcceptedCondition) continue;
+    c.status = json::string_at(entry, "/status");
+    c.reason = json::string_at(entry, "/reason");
+    c.message = json::string_at(entry, "/message");
+    c.last_transition = json::string_at(entry, "/lastTransitionTime");
     int64_t g = -1;
     if (entry["observedGeneration"].get_int64().get(g) != simdjson::SUCCESS) g = -1;
     c.observed_generation = g;
@@ -39,27 +39,27 @@ bool KartaSource::update(const std::string& object_json) {
   simdjson::dom::parser parser;
   simdjson::dom::element karta;
   if (parser.parse(object_json).get(karta) != simdjson::SUCCESS) return false;
-  const std::string name(string_at(karta, "/metadata/name"));
+  const std::string name(json::string_at(karta, "/metadata/name"));
   if (name.empty()) return false;
   int64_t generation = 0;
   if (karta.at_pointer("/metadata/generation").get_int64().get(generation) != simdjson::SUCCESS) generation = 0;
   Entry& entry = entries_[name];
-  entry.uid = string_at(karta, "/metadata/uid");
+  entry.uid = json::string_at(karta, "/metadata/uid");
   entry.shown = shown_condition(karta);
   const bool checked = entry.generation != generation;
   if (checked) {  // a status write alone does not change the generation
     entry.generation = generation;
     const std::string file = "Karta " + name;
-    DefinitionLoad load = load_definitions(object_json, file);
+    catalog::DefinitionLoad load = catalog::load_definitions(object_json, file);
     Condition& c = entry.wanted;
     c.observed_generation = generation;
     if (load.errors.empty() && load.definitions.size() == 1) {
-      entry.live = std::make_shared<const Definition>(std::move(load.definitions.front()));
+      entry.live = std::make_shared<const catalog::Definition>(std::move(load.definitions.front()));
       entry.live_generation = generation;
       c.status = "True";
       c.reason = "Accepted";
       c.message = "in force: " + entry.live->gvk.str();
-      log_.log(LogLevel::Info, "Karta accepted", {{"karta", name}, {"kind", entry.live->gvk.str()}});
+      cluster_.log.log(LogLevel::Info, "Karta accepted", {{"karta", name}, {"kind", entry.live->gvk.str()}});
     } else {
       std::string problems;
       for (const auto& p : load.errors) problems += (problems.empty() ? "" : "\n") + p.str();
@@ -70,7 +70,7 @@ bool KartaSource::update(const std::string& object_json) {
           problems.substr(0, kMaxMessage - 200) +
           (entry.live ? "\nThe last accepted generation (" + std::to_string(entry.live_generation) + ") stays in force."
                       : std::string());
-      log_.log(LogLevel::Warn, "Karta refused", {{"karta", name}, {"problems", problems}});
+      cluster_.log.log(LogLevel::Warn, "Karta refused", {{"karta", name}, {"problems", problems}});
     }
   }
   if (!entry.wanted.same_as(entry.shown)) statuses_.add(name);
@@ -78,16 +78,18 @@ bool KartaSource::update(const std::string& object_json) {
 }
 
 void KartaSource::publish() {
-  std::vector<std::shared_ptr<const Definition>> live;
+  std::vector<std::shared_ptr<const catalog::Definition>> live;
   size_t accepted = 0, refused = 0;
   for (const auto& [name, entry] : entries_) {
     if (entry.live) live.push_back(entry.live);
     (entry.wanted.status == "True" ? accepted : refused)++;
   }
-  state_.set_cluster_definitions(std::move(live));
-  metrics_.set_definitions(state_.current().catalog->size());
-  metrics_.set_gauge(kKartasMetric.name, kKartasMetric.help, {{"state", "accepted"}}, static_cast<double>(accepted));
-  metrics_.set_gauge(kKartasMetric.name, kKartasMetric.help, {{"state", "refused"}}, static_cast<double>(refused));
+  cluster_.state.set_cluster_definitions(std::move(live));
+  cluster_.metrics.set_definitions(cluster_.state.current().catalog->size());
+  cluster_.metrics.set_gauge(kKartasMetric.name, kKartasMetric.help, {{"state", "accepted"}},
+                             static_cast<double>(accepted));
+  cluster_.metrics.set_gauge(kKartasMetric.name, kKartasMetric.help, {{"state", "refused"}},
+                             static_cast<double>(refused));
 }
 
 void KartaSource::replaced(std::vector<std::string> objects) {
@@ -99,7 +101,7 @@ void KartaSource::replaced(std::vector<std::string> objects) {
     simdjson::dom::element karta;
     if (parser.parse(object).get(karta) != simdjson::SUCCESS) continue;
     // Keep what was known, so that an unchanged Karta is not checked again and a broken one keeps its last good.
-    const std::string name(string_at(karta, "/metadata/name"));
+    const std::string name(json::string_at(karta, "/metadata/name"));
     if (auto it = before.find(name); it != before.end()) entries_[name] = std::move(it->second);
     update(object);
   }
@@ -112,9 +114,9 @@ void KartaSource::changed(bool deleted, const std::string& object) {
     simdjson::dom::parser parser;
     simdjson::dom::element karta;
     if (parser.parse(object).get(karta) == simdjson::SUCCESS) {
-      const std::string name(string_at(karta, "/metadata/name"));
+      const std::string name(json::string_at(karta, "/metadata/name"));
       entries_.erase(name);
-      log_.log(LogLevel::Info, "Karta deleted", {{"karta", name}});
+      cluster_.log.log(LogLevel::Info, "Karta deleted", {{"karta", name}});
     }
     publish();
   } else if (update(object)) {  // a status write alone changes no definition
@@ -123,19 +125,20 @@ void KartaSource::changed(bool deleted, const std::string& object) {
 }
 
 void KartaSource::watch(const std::atomic<bool>& stop) {
-  state_.expect_cluster_definitions();
+  cluster_.state.expect_cluster_definitions();
   kube::Reflector reflector(
-      client_, {"/apis/run.ai/v1alpha1/kartas", "run.ai/v1alpha1", "Karta", ""},
+      cluster_.client, {"/apis/run.ai/v1alpha1/kartas", "run.ai/v1alpha1", "Karta", ""},
       {[&](std::vector<std::string> objects) { replaced(std::move(objects)); },
        [&](kube::EventType type, const std::string& object) { changed(type == kube::EventType::Deleted, object); },
        [&](const std::string& problem) {
-         metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 0);
-         metrics_.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help, {{"resource", "kartas.run.ai"}});
-         log_.log(LogLevel::Warn, "Karta watch failed; definitions from the cluster may be stale",
-                  {{"problem", problem}});
+         cluster_.metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 0);
+         cluster_.metrics.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help,
+                                      {{"resource", "kartas.run.ai"}});
+         cluster_.log.log(LogLevel::Warn, "Karta watch failed; definitions from the cluster may be stale",
+                          {{"problem", problem}});
        },
        [&] {
-         metrics_.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 1);
+         cluster_.metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 1);
        }});
   reflector.run(stop);
 }
@@ -168,25 +171,25 @@ void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomi
                                    : kube::micro_time_now().substr(0, 19) + "Z";
     }
     const std::string body = R"({"apiVersion":"run.ai/v1alpha1","kind":"Karta","metadata":{"name":)" +
-                             json_string(name) + R"(},"status":{"conditions":[{"type":)" +
-                             json_string(kAcceptedCondition) + ",\"status\":" + json_string(wanted.status) +
-                             ",\"reason\":" + json_string(wanted.reason) +
-                             ",\"message\":" + json_string(wanted.message) +
+                             json::json_string(name) + R"(},"status":{"conditions":[{"type":)" +
+                             json::json_string(kAcceptedCondition) + ",\"status\":" + json::json_string(wanted.status) +
+                             ",\"reason\":" + json::json_string(wanted.reason) +
+                             ",\"message\":" + json::json_string(wanted.message) +
                              ",\"observedGeneration\":" + std::to_string(wanted.observed_generation) +
-                             ",\"lastTransitionTime\":" + json_string(wanted.last_transition) + "}]}}";
-    kube::Response r = client_.request(
+                             ",\"lastTransitionTime\":" + json::json_string(wanted.last_transition) + "}]}}";
+    kube::Response r = cluster_.client.request(
         "PATCH",
         "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "/status?fieldManager=workload-map&force=true", body,
         kube::kApplyPatch);
     if (r.ok() && transition) {
       const ObjectReference karta{"run.ai/v1alpha1", "Karta", "", name, uid};
       if (wanted.status == "True")
-        events_.normal(karta, wanted.reason, wanted.message);
+        cluster_.events.normal(karta, wanted.reason, wanted.message);
       else
-        events_.warning(karta, wanted.reason, wanted.message);
+        cluster_.events.warning(karta, wanted.reason, wanted.message);
     }
     if (r.ok() || r.status == 404) continue;  // 404: deleted meanwhile
-    log_.log(LogLevel::Warn, "cannot write a Karta's status", {{"karta", name}, {"problem", r.describe()}});
+    cluster_.log.log(LogLevel::Warn, "cannot write a Karta's status", {{"karta", name}, {"problem", r.describe()}});
     statuses_.add(name, std::chrono::seconds(5));
   }
 }

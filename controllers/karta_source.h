@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
+#include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
@@ -24,9 +25,7 @@ inline constexpr std::string_view kAcceptedCondition = "workload-map.io/Accepted
 
 class KartaSource {
  public:
-  KartaSource(kube::Client& client, webhook::StateStore& state, Metrics& metrics, const Logger& log,
-              EventRecorder& events)
-      : client_(client), state_(state), metrics_(metrics), log_(log), events_(events) {}
+  explicit KartaSource(const ClusterContext& cluster) : cluster_(cluster) {}
   // Lists and watches Kartas until `stop`.
   void watch(const std::atomic<bool>& stop);
   // Writes the status conditions that differ from what the objects show, while `leading`, until `stop`.
@@ -44,9 +43,9 @@ class KartaSource {
 
  private:
   struct Entry {
-    std::string uid;                         // for Events
-    long long generation = -1;               // of the spec last checked
-    std::shared_ptr<const Definition> live;  // the last accepted definition, in force
+    std::string uid;                                  // for Events
+    long long generation = -1;                        // of the spec last checked
+    std::shared_ptr<const catalog::Definition> live;  // the last accepted definition, in force
     long long live_generation = -1;
     Condition wanted, shown;  // the condition to write, and the one the object has
   };
@@ -55,11 +54,7 @@ class KartaSource {
   bool update(const std::string& object_json);  // with mutex_ held; true when it checked a new generation
   void publish();                               // with mutex_ held
 
-  kube::Client& client_;
-  webhook::StateStore& state_;
-  Metrics& metrics_;
-  const Logger& log_;
-  EventRecorder& events_;
+  ClusterContext cluster_;
   std::mutex mutex_;
   std::map<std::string, Entry> entries_;  // by Karta name
   WorkQueue statuses_;

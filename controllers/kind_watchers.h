@@ -17,14 +17,14 @@ namespace wm::controllers {
 class KindWatchers {
  public:
   // Runs one kind's watch until its `stop` is set.
-  using Watch = std::function<void(const GroupVersionKind& kind, const std::atomic<bool>& stop)>;
+  using Watch = std::function<void(const catalog::GroupVersionKind& kind, const std::atomic<bool>& stop)>;
   explicit KindWatchers(Watch watch) : watch_(std::move(watch)) {}
   ~KindWatchers() { stop_all(); }
   KindWatchers(const KindWatchers&) = delete;
   KindWatchers& operator=(const KindWatchers&) = delete;
 
   // `wanted` by key (group/kind); returns the keys whose threads it stopped.
-  std::vector<std::string> sync(const std::map<std::string, GroupVersionKind>& wanted) {
+  std::vector<std::string> sync(const std::map<std::string, catalog::GroupVersionKind>& wanted) {
     std::vector<std::string> stopped;
     for (auto it = watchers_.begin(); it != watchers_.end();) {
       if (wanted.count(it->first)) {

@@ -17,9 +17,9 @@ void OwnedPodGroups::apply(Watch& watch, const kube::Resource& resource, const s
   simdjson::dom::parser parser;
   simdjson::dom::element object;
   if (parser.parse(object_json).get(object) != simdjson::SUCCESS) return;
-  const Where where{resource.path(std::string(string_at(object, "/metadata/namespace"))),
-                    std::string(string_at(object, "/metadata/name"))};
-  const std::string uid(string_at(object, pointer_child("/metadata/labels", label_)));
+  const Where where{resource.path(std::string(json::string_at(object, "/metadata/namespace"))),
+                    std::string(json::string_at(object, "/metadata/name"))};
+  const std::string uid(json::string_at(object, json::pointer_child("/metadata/labels", label_)));
   std::lock_guard lock(mutex_);
   if (auto it = watch.owner.find(where); it != watch.owner.end()) {  // its owner label may have changed
     watch.by_owner[it->second].erase(where);

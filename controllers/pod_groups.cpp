@@ -17,6 +17,7 @@
 #include "mapper/view/workload_view.h"
 #include "webhook/admission.h"
 #include "webhook/gang_values.h"
+#include "webhook/owners.h"
 #include "webhook/policy.h"
 
 namespace wm::controllers {
@@ -26,38 +27,26 @@ namespace {
 constexpr const char* kWatchUpHelp =
     "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
 
-bool has_controller(simdjson::dom::element object) {
-  simdjson::dom::array owners;
-  if (object.at_pointer("/metadata/ownerReferences").get_array().get(owners) != simdjson::SUCCESS) return false;
-  for (auto owner : owners) {
-    bool controller = false;
-    if (owner["controller"].get_bool().get(controller) == simdjson::SUCCESS && controller) return true;
-  }
-  return false;
-}
-
 // The rendered object with its owner and the labels that find it again: owned by the workload (so that the garbage
 // collector deletes it with the workload) and labelled with the workload's uid.
-std::string owned(const std::string& object_json, simdjson::dom::element object, simdjson::dom::element workload,
-                  std::string& error) {
-  const std::string uid(string_at(workload, "/metadata/uid"));
+Result<std::string> owned(const std::string& object_json, simdjson::dom::element object,
+                          simdjson::dom::element workload) {
+  const std::string uid(json::string_at(workload, "/metadata/uid"));
   std::string owner = "[{\"apiVersion\":";
-  append_json_string(owner, string_at(workload, "/apiVersion"));
+  json::append_json_string(owner, json::string_at(workload, "/apiVersion"));
   owner += ",\"kind\":";
-  append_json_string(owner, string_at(workload, "/kind"));
+  json::append_json_string(owner, json::string_at(workload, "/kind"));
   owner += ",\"name\":";
-  append_json_string(owner, string_at(workload, "/metadata/name"));
+  json::append_json_string(owner, json::string_at(workload, "/metadata/name"));
   owner += ",\"uid\":";
-  append_json_string(owner, uid);
+  json::append_json_string(owner, uid);
   owner += "}]";
-  JsonPatchBuilder patch(object);
+  json::JsonPatchBuilder patch(object);
   if (!patch.set("/metadata/ownerReferences", owner) ||
       !patch.merge_map("/metadata/labels", {{"app.kubernetes.io/managed-by", "workload-map"},
-                                            {std::string(PodGroupController::kOwnerUidLabel), uid}})) {
-    error = patch.error();
-    return {};
-  }
-  return apply_json_patch(object_json, patch.str(), error);
+                                            {std::string(PodGroupController::kOwnerUidLabel), uid}}))
+    return Error{patch.error()};
+  return json::apply_json_patch(object_json, patch.str());
 }
 
 // A workload's key in objects_ and the queue: [group/]kind|namespace/name.
@@ -80,33 +69,34 @@ std::tuple<std::string, std::string, std::string> split_key(const std::string& k
 
 PodGroupController::~PodGroupController() { watchers_.stop_all(); }
 
-void PodGroupController::watch_kind(const GroupVersionKind& gvk, const std::atomic<bool>& stop) {
+void PodGroupController::watch_kind(const catalog::GroupVersionKind& gvk, const std::atomic<bool>& stop) {
   const std::string kind_key = (gvk.group.empty() ? "" : gvk.group + "/") + gvk.kind;
   const std::optional<kube::Resource> resource =
-      discovery_.find_once_served(gvk.group, gvk.version, gvk.kind, stop, [&](const std::string& error) {
-        log_.log(LogLevel::Warn, "cannot watch a workload kind yet (retrying)",
-                 {{"kind", kind_key}, {"problem", error}});
+      cluster_.discovery.find_once_served(gvk.group, gvk.version, gvk.kind, stop, [&](const std::string& error) {
+        cluster_.log.log(LogLevel::Warn, "cannot watch a workload kind yet (retrying)",
+                         {{"kind", kind_key}, {"problem", error}});
       });
   if (!resource) return;
   const std::string resource_name = resource->plural + (gvk.group.empty() ? "" : "." + gvk.group);
-  kube::Reflector reflector(client_, {resource->path(), resource->api_version(), gvk.kind, std::string(kProfileLabel)},
-                            {[&](std::vector<std::string> objects) { relisted(kind_key, objects); },
-                             [&](kube::EventType type, const std::string& object) { changed(kind_key, type, object); },
-                             [&](const std::string& problem) {
-                               report_watch_failed(metrics_, log_, resource_name, problem, "PodGroups of this kind");
-                             },
-                             [&] {
-                               report_watch_live(metrics_, resource_name);
-                               // The API server answers again: workloads whose writes failed meanwhile are retried now,
-                               // not at the end of a back-off grown through the outage (up to a minute).
-                               std::vector<std::string> failed;
-                               {
-                                 std::lock_guard lock(applied_mutex_);
-                                 for (const auto& [key, backoff] : backoff_) failed.push_back(key);
-                               }
-                               for (const auto& key : failed) queue_.add(key);
-                             }});
-  log_.log(LogLevel::Info, "watching workloads for PodGroups", {{"resource", resource_name}});
+  kube::Reflector reflector(
+      cluster_.client, {resource->path(), resource->api_version(), gvk.kind, std::string(kProfileLabel)},
+      {[&](std::vector<std::string> objects) { relisted(kind_key, objects); },
+       [&](kube::EventType type, const std::string& object) { changed(kind_key, type, object); },
+       [&](const std::string& problem) {
+         report_watch_failed(cluster_.metrics, cluster_.log, resource_name, problem, "PodGroups of this kind");
+       },
+       [&] {
+         report_watch_live(cluster_.metrics, resource_name);
+         // The API server answers again: workloads whose writes failed meanwhile are retried now,
+         // not at the end of a back-off grown through the outage (up to a minute).
+         std::vector<std::string> failed;
+         {
+           std::lock_guard lock(applied_mutex_);
+           for (const auto& [key, backoff] : backoff_) failed.push_back(key);
+         }
+         for (const auto& key : failed) queue_.add(key);
+       }});
+  cluster_.log.log(LogLevel::Info, "watching workloads for PodGroups", {{"resource", resource_name}});
   reflector.run(stop);
 }
 
@@ -117,7 +107,7 @@ void PodGroupController::relisted(const std::string& kind_key, const std::vector
   for (const auto& o : objects) {
     simdjson::dom::element e;
     if (parser.parse(o).get(e) == simdjson::SUCCESS)
-      listed[workload_key(kind_key, string_at(e, "/metadata/namespace"), string_at(e, "/metadata/name"))] =
+      listed[workload_key(kind_key, json::string_at(e, "/metadata/namespace"), json::string_at(e, "/metadata/name"))] =
           kube::without_managed_fields(e);
   }
   std::vector<std::string> keys;
@@ -144,7 +134,8 @@ void PodGroupController::changed(const std::string& kind_key, kube::EventType ty
   simdjson::dom::parser parser;
   simdjson::dom::element e;
   if (parser.parse(object).get(e) != simdjson::SUCCESS) return;
-  const std::string key = workload_key(kind_key, string_at(e, "/metadata/namespace"), string_at(e, "/metadata/name"));
+  const std::string key =
+      workload_key(kind_key, json::string_at(e, "/metadata/namespace"), json::string_at(e, "/metadata/name"));
   {
     std::lock_guard lock(mutex_);
     if (type == kube::EventType::Deleted)
@@ -159,8 +150,8 @@ void PodGroupController::watch(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     // Kinds that some rule's profile makes PodGroups for: only those are watched, one watch per kind (at the version
     // of its first definition; the API server converts).
-    std::map<std::string, GroupVersionKind> wanted;  // by group/kind
-    const webhook::AdmissionState st = state_.current();
+    std::map<std::string, catalog::GroupVersionKind> wanted;  // by group/kind
+    const webhook::AdmissionState st = cluster_.state.current();
     if (st.catalog && st.policy)
       for (const auto& d : st.catalog->definitions())
         for (const auto& rule : st.policy->rules()) {
@@ -188,20 +179,18 @@ void PodGroupController::leadership_changed(bool leading) {
     for (const auto& [key, object] : objects_) queue_.add(key);
 }
 
-std::optional<std::set<std::pair<std::string, std::string>>> PodGroupController::existing(
-    const std::string& object_uid, const std::set<std::string>& resource_paths, std::string& problem) {
+Result<std::set<std::pair<std::string, std::string>>> PodGroupController::existing(
+    const std::string& object_uid, const std::set<std::string>& resource_paths) {
   std::set<std::pair<std::string, std::string>> out;
   simdjson::dom::parser parser;
   for (const auto& path : resource_paths) {
-    kube::Response r = client_.request(
+    kube::Response r = cluster_.client.request(
         "GET", path + "?labelSelector=" + kube::url_encode(std::string(kOwnerUidLabel) + "=" + object_uid));
     simdjson::dom::element list;
     simdjson::dom::array items;
-    if (!r.ok() || parser.parse(r.body).get(list) || list["items"].get_array().get(items)) {
-      problem = "list " + path + ": " + r.describe();
-      return std::nullopt;
-    }
-    for (auto item : items) out.emplace(path, string_at(item, "/metadata/name"));
+    if (!r.ok() || parser.parse(r.body).get(list) || list["items"].get_array().get(items))
+      return Error{"list " + path + ": " + r.describe()};
+    for (auto item : items) out.emplace(path, json::string_at(item, "/metadata/name"));
   }
   return out;
 }
@@ -234,7 +223,7 @@ bool PodGroupController::reconcile_one(const std::string& key) {
   Applied& applied = *held;
   // The first time this leader sees the workload it knows nothing of what a previous leader wrote: it applies what
   // should exist first (the PodGroup appears one round trip sooner), then lists what exists to delete the rest.
-  const std::string uid(string_at(root, "/metadata/uid"));
+  const std::string uid(json::string_at(root, "/metadata/uid"));
   const bool first_look = applied.uid != uid;
   if (first_look) applied = Applied{uid, {}};
   return apply(key, root, *desired, applied) && (!first_look || adopt(key, uid, *desired, applied)) &&
@@ -248,82 +237,85 @@ void PodGroupController::forget(const std::string& key) {
     applied_.erase(key);
     backoff_.erase(key);
   }
-  if (auto [kind, namespace_name, name] = split_key(key); !kind.empty()) events_.forget(kind, namespace_name, name);
+  if (auto [kind, namespace_name, name] = split_key(key); !kind.empty())
+    cluster_.events.forget(kind, namespace_name, name);
 }
 
 std::optional<PodGroupController::DesiredPodGroups> PodGroupController::desired_pod_groups(const std::string& key,
                                                                                            simdjson::dom::element root,
                                                                                            bool& retry) {
-  const webhook::AdmissionState st = state_.current();
-  const std::string api_version(string_at(root, "/apiVersion")), kind(string_at(root, "/kind"));
-  const std::string namespace_name(string_at(root, "/metadata/namespace"));
-  const std::string profile_name(string_at(root, pointer_child("/metadata/labels", kProfileLabel)));
-  const Catalog::Match match = st.catalog->find(api_version, kind);
+  const webhook::AdmissionState st = cluster_.state.current();
+  const std::string api_version(json::string_at(root, "/apiVersion")), kind(json::string_at(root, "/kind"));
+  const std::string namespace_name(json::string_at(root, "/metadata/namespace"));
+  const std::string profile_name(json::string_at(root, json::pointer_child("/metadata/labels", kProfileLabel)));
+  const catalog::Catalog::Match match = st.catalog->find(api_version, kind);
   const webhook::SchedulerProfile* profile = st.policy->profile(profile_name);
   if (!match.definition || !profile) {
-    log_.log(LogLevel::Warn, "no PodGroups for a workload: its kind or its profile is no longer known",
-             {{"workload", key}, {"profile", profile_name}});
+    cluster_.log.log(LogLevel::Warn, "no PodGroups for a workload: its kind or its profile is no longer known",
+                     {{"workload", key}, {"profile", profile_name}});
     return std::nullopt;
   }
   const auto& gvk = match.definition->gvk;
-  const webhook::ProfileEdits& edits = webhook::Policy::edits_for(*profile, gvk.group, gvk.kind, !has_controller(root));
+  const webhook::ProfileEdits& edits =
+      webhook::Policy::edits_for(*profile, gvk.group, gvk.kind, !webhook::owners_of(root).controller);
   DesiredPodGroups desired;
   if (!edits.pod_group) return desired;  // none: any it has go
 
-  ObjectDocument doc(root);
-  ViewOptions options = webhook::view_options_for(*profile, gvk.group, gvk.kind, !has_controller(root));
+  json::ObjectDocument doc(root);
+  view::ViewOptions options =
+      webhook::view_options_for(*profile, gvk.group, gvk.kind, !webhook::owners_of(root).controller);
   options.catalog = st.catalog.get();
   options.references = st.references.get();
-  const WorkloadView view = build_view(*match.definition, doc, options);
-  std::string group_name(string_at(root, pointer_child("/metadata/annotations", kGroupNameAnnotation)));
-  if (group_name.empty()) group_name = string_at(root, "/metadata/name");
-  const std::string queue(string_at(root, pointer_child("/metadata/annotations", kQueueAnnotation)));
+  const view::WorkloadView view = view::build_view(*match.definition, doc, options);
+  std::string group_name(json::string_at(root, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
+  if (group_name.empty()) group_name = json::string_at(root, "/metadata/name");
+  const std::string queue(json::string_at(root, json::pointer_child("/metadata/annotations", kQueueAnnotation)));
   simdjson::dom::parser object_parser;
   for (const auto& object_json :
        webhook::pod_group_objects(*edits.pod_group, view, profile->gang_rule, root, group_name, queue)) {
     simdjson::dom::element object;
     if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
-    const auto [group, version] = split_api_version(string_at(object, "/apiVersion"));
-    std::string error;
-    auto resource =
-        discovery_.find(std::string(group), std::string(version), std::string(string_at(object, "/kind")), error);
+    const auto [group, version] = json::split_api_version(json::string_at(object, "/apiVersion"));
+    auto resource = cluster_.discovery.find(std::string(group), std::string(version),
+                                            std::string(json::string_at(object, "/kind")));
     if (!resource) {
-      log_.log(LogLevel::Warn, "cannot make a PodGroup (retrying)", {{"workload", key}, {"problem", error}});
-      events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
-      metrics_.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
+      cluster_.log.log(LogLevel::Warn, "cannot make a PodGroup (retrying)",
+                       {{"workload", key}, {"problem", resource.error()}});
+      cluster_.events.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + resource.error());
+      cluster_.metrics.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
       retry = true;
       return std::nullopt;
     }
-    std::string object_namespace(string_at(object, "/metadata/namespace"));
+    std::string object_namespace(json::string_at(object, "/metadata/namespace"));
     if (object_namespace.empty()) object_namespace = namespace_name;
-    std::string body = owned(object_json, object, root, error);
-    if (body.empty()) {
-      log_.log(LogLevel::Error, "cannot make a PodGroup", {{"workload", key}, {"problem", error}});
-      events_.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error);
+    auto body = owned(object_json, object, root);
+    if (!body) {
+      cluster_.log.log(LogLevel::Error, "cannot make a PodGroup", {{"workload", key}, {"problem", body.error()}});
+      cluster_.events.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + body.error());
       return std::nullopt;
     }
     desired.resources.emplace(resource->path(object_namespace), *resource);
-    desired.bodies[{resource->path(object_namespace), std::string(string_at(object, "/metadata/name"))}] =
-        std::move(body);
+    desired.bodies[{resource->path(object_namespace), std::string(json::string_at(object, "/metadata/name"))}] =
+        std::move(*body);
   }
   return desired;
 }
 
 bool PodGroupController::apply(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired,
                                Applied& applied) {
-  const std::string kind(string_at(root, "/kind"));
+  const std::string kind(json::string_at(root, "/kind"));
   for (const auto& [where, body] : desired.bodies) {
     auto it = applied.objects.find(where);
     if (it != applied.objects.end() && it->second == body) continue;
-    kube::Response r = client_.request(
+    kube::Response r = cluster_.client.request(
         "PATCH", where.first + "/" + kube::url_encode(where.second) + "?fieldManager=workload-map&force=true", body,
         kube::kApplyPatch);
     if (!r.ok()) {
-      log_.log(LogLevel::Warn, "cannot apply a PodGroup (retrying)",
-               {{"workload", key}, {"podGroup", where.second}, {"problem", r.describe()}});
-      events_.warning(reference_to(root), "PodGroupFailed",
-                      "cannot apply PodGroup " + where.second + ": " + r.describe());
-      metrics_.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
+      cluster_.log.log(LogLevel::Warn, "cannot apply a PodGroup (retrying)",
+                       {{"workload", key}, {"podGroup", where.second}, {"problem", r.describe()}});
+      cluster_.events.warning(reference_to(root), "PodGroupFailed",
+                              "cannot apply PodGroup " + where.second + ": " + r.describe());
+      cluster_.metrics.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
       applied.uid.clear();
       return false;
     }
@@ -331,11 +323,11 @@ bool PodGroupController::apply(const std::string& key, simdjson::dom::element ro
     // this one only re-asserts: no Event.
     const bool created = r.status == 201, updated = !created && it != applied.objects.end();
     if (created || updated)
-      events_.normal(reference_to(root), created ? "PodGroupCreated" : "PodGroupUpdated",
-                     (created ? "created PodGroup " : "updated PodGroup ") + where.second);
+      cluster_.events.normal(reference_to(root), created ? "PodGroupCreated" : "PodGroupUpdated",
+                             (created ? "created PodGroup " : "updated PodGroup ") + where.second);
     applied.objects[where] = body;
-    metrics_.add_counter(kPodGroupsAppliedMetric.name, kPodGroupsAppliedMetric.help, {{"kind", kind}});
-    log_.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", where.second}});
+    cluster_.metrics.add_counter(kPodGroupsAppliedMetric.name, kPodGroupsAppliedMetric.help, {{"kind", kind}});
+    cluster_.log.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", where.second}});
   }
   return true;
 }
@@ -343,24 +335,25 @@ bool PodGroupController::apply(const std::string& key, simdjson::dom::element ro
 bool PodGroupController::adopt(const std::string& key, const std::string& uid, const DesiredPodGroups& desired,
                                Applied& applied) {
   // From the watches of PodGroups once they have listed; until then from the API server.
-  std::optional<std::set<std::pair<std::string, std::string>>> found{std::in_place};
+  std::set<std::pair<std::string, std::string>> watched;
+  bool all_watched = true;
   for (const auto& [path, resource] : desired.resources) {
     auto owned = owned_.of(resource, uid);
     if (!owned) {
-      found.reset();
+      all_watched = false;
       break;
     }
-    found->insert(owned->begin(), owned->end());
+    watched.insert(owned->begin(), owned->end());
   }
-  std::string problem;
-  if (!found) {
+  Result<std::set<std::pair<std::string, std::string>>> found = std::move(watched);
+  if (!all_watched) {
     std::set<std::string> paths;
     for (const auto& [path, resource] : desired.resources) paths.insert(path);
-    found = existing(uid, paths, problem);
+    found = existing(uid, paths);
   }
   if (!found) {  // what to delete is unknown: look again on the retry
-    log_.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
-             {{"workload", key}, {"problem", problem}});
+    cluster_.log.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
+                     {{"workload", key}, {"problem", found.error()}});
     applied.uid.clear();
     return false;
   }
@@ -370,22 +363,22 @@ bool PodGroupController::adopt(const std::string& key, const std::string& uid, c
 
 bool PodGroupController::prune(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired,
                                Applied& applied) {
-  const std::string kind(string_at(root, "/kind"));
+  const std::string kind(json::string_at(root, "/kind"));
   for (auto it = applied.objects.begin(); it != applied.objects.end();) {
     if (desired.bodies.count(it->first)) {
       ++it;
       continue;
     }
-    kube::Response r = client_.request("DELETE", it->first.first + "/" + kube::url_encode(it->first.second));
+    kube::Response r = cluster_.client.request("DELETE", it->first.first + "/" + kube::url_encode(it->first.second));
     if (!r.ok() && r.status != 404) {
-      log_.log(LogLevel::Warn, "cannot delete a PodGroup its workload no longer has (retrying)",
-               {{"workload", key}, {"podGroup", it->first.second}, {"problem", r.describe()}});
+      cluster_.log.log(LogLevel::Warn, "cannot delete a PodGroup its workload no longer has (retrying)",
+                       {{"workload", key}, {"podGroup", it->first.second}, {"problem", r.describe()}});
       return false;
     }
-    metrics_.add_counter(kPodGroupsDeletedMetric.name, kPodGroupsDeletedMetric.help, {{"kind", kind}});
-    log_.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", it->first.second}});
-    events_.normal(reference_to(root), "PodGroupDeleted",
-                   "deleted PodGroup " + it->first.second + ": its gang is gone");
+    cluster_.metrics.add_counter(kPodGroupsDeletedMetric.name, kPodGroupsDeletedMetric.help, {{"kind", kind}});
+    cluster_.log.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", it->first.second}});
+    cluster_.events.normal(reference_to(root), "PodGroupDeleted",
+                           "deleted PodGroup " + it->first.second + ": its gang is gone");
     it = applied.objects.erase(it);
   }
   return true;

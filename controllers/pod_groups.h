@@ -21,6 +21,8 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
+#include "common/result.h"
+#include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "controllers/kind_watchers.h"
 #include "controllers/owned_pod_groups.h"
@@ -35,16 +37,11 @@ namespace wm::controllers {
 
 class PodGroupController {
  public:
-  PodGroupController(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, Metrics& metrics,
-                     const Logger& log, EventRecorder& events)
-      : client_(client),
-        discovery_(discovery),
-        state_(state),
-        metrics_(metrics),
-        log_(log),
-        events_(events),
-        watchers_([this](const GroupVersionKind& kind, const std::atomic<bool>& stop) { watch_kind(kind, stop); }),
-        owned_(client, std::string(kOwnerUidLabel)) {}
+  explicit PodGroupController(const ClusterContext& cluster)
+      : cluster_(cluster),
+        watchers_(
+            [this](const catalog::GroupVersionKind& kind, const std::atomic<bool>& stop) { watch_kind(kind, stop); }),
+        owned_(cluster.client, std::string(kOwnerUidLabel)) {}
   // On each PodGroup: the uid of the workload it was made for, to find them again.
   static constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
   ~PodGroupController();
@@ -57,7 +54,7 @@ class PodGroupController {
   void leadership_changed(bool leading);
 
  private:
-  void watch_kind(const GroupVersionKind& kind, const std::atomic<bool>& stop);
+  void watch_kind(const catalog::GroupVersionKind& kind, const std::atomic<bool>& stop);
   void relisted(const std::string& kind_key, const std::vector<std::string>& objects);
   void changed(const std::string& kind_key, kube::EventType type, const std::string& object);
   struct Applied {
@@ -78,17 +75,11 @@ class PodGroupController {
   bool adopt(const std::string& key, const std::string& uid, const DesiredPodGroups& desired, Applied& applied);
   bool prune(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired, Applied& applied);
   // The PodGroups (resource path, name) this controller made for a workload, as the API server lists them;
-  // nullopt (with `problem`) when a list fails.
-  std::optional<std::set<std::pair<std::string, std::string>>> existing(const std::string& object_uid,
-                                                                        const std::set<std::string>& resource_paths,
-                                                                        std::string& problem);
+  // an error when a list fails.
+  Result<std::set<std::pair<std::string, std::string>>> existing(const std::string& object_uid,
+                                                                 const std::set<std::string>& resource_paths);
 
-  kube::Client& client_;
-  kube::Discovery& discovery_;
-  webhook::StateStore& state_;
-  Metrics& metrics_;
-  const Logger& log_;
-  EventRecorder& events_;
+  ClusterContext cluster_;
   KindWatchers watchers_;  // stopped first, by the destructor: their threads use what follows
 
   std::mutex mutex_;

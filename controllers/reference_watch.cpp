@@ -11,61 +11,62 @@ namespace wm::controllers {
 void ReferenceWatch::run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     // One watch per referenced group/kind, at the version its first definition names (the API server converts).
-    std::map<std::string, GroupVersionKind> wanted;
-    const webhook::AdmissionState st = state_.current();
+    std::map<std::string, catalog::GroupVersionKind> wanted;
+    const webhook::AdmissionState st = cluster_.state.current();
     if (st.catalog)
       for (const auto& d : st.catalog->definitions())
         for (const auto& ref : d->references)
           for (const auto& k : ref.kinds) wanted.emplace(k.gvk.group + "/" + k.gvk.kind, k.gvk);
     for (const auto& key : watchers_.sync(wanted)) {  // no definition refers to these any more
       const auto slash = key.find('/');
-      state_.references().replace_kind(key.substr(0, slash), key.substr(slash + 1), {});
+      cluster_.state.references().replace_kind(key.substr(0, slash), key.substr(slash + 1), {});
     }
     kube::sleep_unless_stopped(std::chrono::seconds(2), stop);
   }
   watchers_.stop_all();
 }
 
-void ReferenceWatch::watch_kind(const GroupVersionKind& gvk, const std::atomic<bool>& stop) {
+void ReferenceWatch::watch_kind(const catalog::GroupVersionKind& gvk, const std::atomic<bool>& stop) {
   const std::optional<kube::Resource> resource =
-      discovery_.find_once_served(gvk.group, gvk.version, gvk.kind, stop, [&](const std::string& error) {
-        log_.log(LogLevel::Warn,
-                 "cannot watch a referenced kind yet (retrying); workloads that refer to it are not understood "
-                 "meanwhile",
-                 {{"kind", gvk.str()}, {"problem", error}});
+      cluster_.discovery.find_once_served(gvk.group, gvk.version, gvk.kind, stop, [&](const std::string& error) {
+        cluster_.log.log(LogLevel::Warn,
+                         "cannot watch a referenced kind yet (retrying); workloads that refer to it are not understood "
+                         "meanwhile",
+                         {{"kind", gvk.str()}, {"problem", error}});
       });
   if (!resource) return;
   const std::string resource_name = resource->plural + (gvk.group.empty() ? "" : "." + gvk.group);
-  ReferenceStore& store = state_.references();
+  view::ReferenceStore& store = cluster_.state.references();
   // Held as the watch cache keeps objects: without metadata.managedFields.
   auto trimmed = [](const std::string& object) {
     simdjson::dom::parser parser;
     simdjson::dom::element e;
     return parser.parse(object).get(e) == simdjson::SUCCESS ? kube::without_managed_fields(e) : std::string();
   };
-  kube::Reflector reflector(
-      client_, {resource->path(), resource->api_version(), gvk.kind, ""},
-      {[&](std::vector<std::string> objects) {
-         for (auto& o : objects) o = trimmed(o);
-         store.replace_kind(gvk.group, gvk.kind, std::move(objects));
-       },
-       [&](kube::EventType type, const std::string& object) {
-         simdjson::dom::parser parser;
-         simdjson::dom::element e;
-         if (parser.parse(object).get(e) != simdjson::SUCCESS) return;
-         if (type == kube::EventType::Deleted) {
-           store.remove(gvk.group, gvk.kind, string_at(e, "/metadata/namespace"), string_at(e, "/metadata/name"));
-           return;
-         }
-         std::string error;
-         if (!store.put(kube::without_managed_fields(e), error))
-           log_.log(LogLevel::Warn, "referenced object not held", {{"resource", resource_name}, {"problem", error}});
-       },
-       [&](const std::string& problem) {
-         report_watch_failed(metrics_, log_, resource_name, problem, "referenced objects of this kind");
-       },
-       [&] { report_watch_live(metrics_, resource_name); }});
-  log_.log(LogLevel::Info, "watching referenced objects", {{"resource", resource_name}});
+  kube::Reflector reflector(cluster_.client, {resource->path(), resource->api_version(), gvk.kind, ""},
+                            {[&](std::vector<std::string> objects) {
+                               for (auto& o : objects) o = trimmed(o);
+                               store.replace_kind(gvk.group, gvk.kind, std::move(objects));
+                             },
+                             [&](kube::EventType type, const std::string& object) {
+                               simdjson::dom::parser parser;
+                               simdjson::dom::element e;
+                               if (parser.parse(object).get(e) != simdjson::SUCCESS) return;
+                               if (type == kube::EventType::Deleted) {
+                                 store.remove(gvk.group, gvk.kind, json::string_at(e, "/metadata/namespace"),
+                                              json::string_at(e, "/metadata/name"));
+                                 return;
+                               }
+                               if (auto held = store.put(kube::without_managed_fields(e)); !held)
+                                 cluster_.log.log(LogLevel::Warn, "referenced object not held",
+                                                  {{"resource", resource_name}, {"problem", held.error()}});
+                             },
+                             [&](const std::string& problem) {
+                               report_watch_failed(cluster_.metrics, cluster_.log, resource_name, problem,
+                                                   "referenced objects of this kind");
+                             },
+                             [&] { report_watch_live(cluster_.metrics, resource_name); }});
+  cluster_.log.log(LogLevel::Info, "watching referenced objects", {{"resource", resource_name}});
   reflector.run(stop);
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
+#include "controllers/cluster_context.h"
 #include "controllers/kind_watchers.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
@@ -20,25 +21,17 @@ namespace wm::controllers {
 
 class ReferenceWatch {
  public:
-  ReferenceWatch(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, Metrics& metrics,
-                 const Logger& log)
-      : client_(client),
-        discovery_(discovery),
-        state_(state),
-        metrics_(metrics),
-        log_(log),
-        watchers_([this](const GroupVersionKind& kind, const std::atomic<bool>& stop) { watch_kind(kind, stop); }) {}
+  explicit ReferenceWatch(const ClusterContext& cluster)
+      : cluster_(cluster), watchers_([this](const catalog::GroupVersionKind& kind, const std::atomic<bool>& stop) {
+          watch_kind(kind, stop);
+        }) {}
   // Follows the catalog's referenced kinds until `stop`.
   void run(const std::atomic<bool>& stop);
 
  private:
-  void watch_kind(const GroupVersionKind& gvk, const std::atomic<bool>& stop);
+  void watch_kind(const catalog::GroupVersionKind& gvk, const std::atomic<bool>& stop);
 
-  kube::Client& client_;
-  kube::Discovery& discovery_;
-  webhook::StateStore& state_;
-  Metrics& metrics_;
-  const Logger& log_;
+  ClusterContext cluster_;
   KindWatchers watchers_;  // last: its threads use the members above
 };
 

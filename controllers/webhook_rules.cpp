@@ -40,7 +40,7 @@ std::string missing_rules_patch(simdjson::dom::element config, simdjson::dom::ar
   std::string_view resource_version;
   if (config.at_pointer("/metadata/resourceVersion").get_string().get(resource_version)) resource_version = "";
   std::string patch =
-      "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" + json_string(resource_version) + "}";
+      "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" + json::json_string(resource_version) + "}";
   size_t index = 0;
   for (auto webhook : webhooks) {
     simdjson::dom::array rules;
@@ -53,12 +53,12 @@ std::string missing_rules_patch(simdjson::dom::element config, simdjson::dom::ar
     for (const auto& [group, resources] : missing) {
       std::string list;
       for (const auto& r : resources) {
-        list += (list.empty() ? "" : ",") + json_string(r);
+        list += (list.empty() ? "" : ",") + json::json_string(r);
         added += (added.empty() ? "" : ", ") + r + (group.empty() ? "" : "." + group);
       }
       patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) +
-               "/rules/-\",\"value\":{\"operations\":[\"CREATE\",\"UPDATE\"],\"apiGroups\":[" + json_string(group) +
-               "],\"apiVersions\":[\"*\"],\"resources\":[" + list + "]}}";
+               "/rules/-\",\"value\":{\"operations\":[\"CREATE\",\"UPDATE\"],\"apiGroups\":[" +
+               json::json_string(group) + "],\"apiVersions\":[\"*\"],\"resources\":[" + list + "]}}";
     }
     ++index;
   }
@@ -67,13 +67,12 @@ std::string missing_rules_patch(simdjson::dom::element config, simdjson::dom::ar
 }  // namespace
 
 bool WebhookRules::sync() {
-  const auto catalog = state_.current().catalog;
+  const auto catalog = cluster_.state.current().catalog;
   if (!catalog) return false;
   bool complete = true;
   std::set<GroupResource> wanted;
   for (const auto& d : catalog->definitions()) {
-    std::string error;
-    auto resource = discovery_.find(d->gvk.group, d->gvk.version, d->gvk.kind, error);
+    auto resource = cluster_.discovery.find(d->gvk.group, d->gvk.version, d->gvk.kind);
     if (resource)
       wanted.emplace(resource->group, resource->plural);
     else
@@ -81,38 +80,38 @@ bool WebhookRules::sync() {
   }
   simdjson::dom::parser parser;
   for (const auto& path : configurations_) {
-    kube::Response got = client_.request("GET", path);
+    kube::Response got = cluster_.client.request("GET", path);
     if (got.status == 404) continue;  // not installed (a webhook run by hand)
     simdjson::dom::element config;
     simdjson::dom::array webhooks;
     if (!got.ok() || parser.parse(got.body).get(config) || config["webhooks"].get_array().get(webhooks)) {
-      log_.log(LogLevel::Warn, "cannot read a webhook configuration",
-               {{"configuration", path}, {"problem", got.describe()}});
+      cluster_.log.log(LogLevel::Warn, "cannot read a webhook configuration",
+                       {{"configuration", path}, {"problem", got.describe()}});
       complete = false;
       continue;
     }
     std::string added;
     const std::string patch = missing_rules_patch(config, webhooks, wanted, added);
     if (added.empty()) continue;
-    kube::Response r = client_.request("PATCH", path, patch, "application/json-patch+json");
+    kube::Response r = cluster_.client.request("PATCH", path, patch, "application/json-patch+json");
     if (!r.ok()) {
-      log_.log(LogLevel::Warn, "cannot add rules to a webhook configuration (retrying)",
-               {{"configuration", path}, {"problem", r.describe()}});
+      cluster_.log.log(LogLevel::Warn, "cannot add rules to a webhook configuration (retrying)",
+                       {{"configuration", path}, {"problem", r.describe()}});
       complete = false;
       continue;
     }
-    metrics_.add_counter(kWebhookRulesAddedMetric.name, kWebhookRulesAddedMetric.help, {});
-    log_.log(LogLevel::Info, "webhook configuration now routes the catalog's kinds",
-             {{"configuration", path}, {"added", added}});
+    cluster_.metrics.add_counter(kWebhookRulesAddedMetric.name, kWebhookRulesAddedMetric.help, {});
+    cluster_.log.log(LogLevel::Info, "webhook configuration now routes the catalog's kinds",
+                     {{"configuration", path}, {"added", added}});
     ObjectReference reference = reference_to(config);
     if (reference.api_version.empty()) reference.api_version = "admissionregistration.k8s.io/v1";
-    events_.normal(reference, "RulesAdded", "now routes " + added + " to the webhook");
+    cluster_.events.normal(reference, "RulesAdded", "now routes " + added + " to the webhook");
   }
   return complete;
 }
 
 void WebhookRules::run(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
-  const Catalog* synced = nullptr;
+  const catalog::Catalog* synced = nullptr;
   auto last = std::chrono::steady_clock::now();
   // A catalog change is noticed within 100 ms (comparing two pointers); the API server is asked only then.
   while (kube::sleep_unless_stopped(std::chrono::milliseconds(100), stop)) {
@@ -120,7 +119,7 @@ void WebhookRules::run(const std::atomic<bool>& stop, const std::atomic<bool>& l
       synced = nullptr;
       continue;
     }
-    const auto catalog = state_.current().catalog;
+    const auto catalog = cluster_.state.current().catalog;
     const auto now = std::chrono::steady_clock::now();
     if (catalog.get() == synced && now - last < std::chrono::minutes(1)) continue;
     last = now;

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
+#include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
@@ -20,27 +21,15 @@ namespace wm::controllers {
 class WebhookRules {
  public:
   // `configurations`: API paths of the webhook configurations to keep in step.
-  WebhookRules(kube::Client& client, kube::Discovery& discovery, webhook::StateStore& state, Metrics& metrics,
-               const Logger& log, EventRecorder& events, std::vector<std::string> configurations)
-      : client_(client),
-        discovery_(discovery),
-        state_(state),
-        metrics_(metrics),
-        log_(log),
-        events_(events),
-        configurations_(std::move(configurations)) {}
+  WebhookRules(const ClusterContext& cluster, std::vector<std::string> configurations)
+      : cluster_(cluster), configurations_(std::move(configurations)) {}
   // While `leading`: on every catalog change, and every minute to repair an edit, until `stop`.
   void run(const std::atomic<bool>& stop, const std::atomic<bool>& leading);
 
  private:
   bool sync();  // false: something to retry (a kind not served yet, a write that failed)
 
-  kube::Client& client_;
-  kube::Discovery& discovery_;
-  webhook::StateStore& state_;
-  Metrics& metrics_;
-  const Logger& log_;
-  EventRecorder& events_;
+  ClusterContext cluster_;
   std::vector<std::string> configurations_;
 };
 

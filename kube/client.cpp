@@ -49,19 +49,19 @@ std::string url_encode(std::string_view value) {
 
 namespace {
 
-bool add_pem(asio::ssl::context& ctx, const std::string& pem, bool certificate_chain, std::string& error) {
+Result<void> add_pem(asio::ssl::context& ctx, const std::string& pem, bool certificate_chain) {
   boost::system::error_code ec;
   if (certificate_chain)
     ctx.use_certificate_chain(asio::buffer(pem), ec);
   else
     ctx.use_private_key(asio::buffer(pem), asio::ssl::context::pem, ec);
-  if (ec) error = ec.message();
-  return !ec;
+  if (ec) return Error{ec.message()};
+  return {};
 }
 
 }  // namespace
 
-std::unique_ptr<Client> Client::make(const Config& config, std::string& error) {
+Result<std::unique_ptr<Client>> Client::make(const Config& config) {
   auto tls = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
   tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                    asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
@@ -74,18 +74,14 @@ std::unique_ptr<Client> Client::make(const Config& config, std::string& error) {
       tls->set_default_verify_paths(ec);
     else
       tls->add_certificate_authority(asio::buffer(config.ca_pem), ec);
-    if (ec) {
-      error = "the cluster CA: " + ec.message();
-      return nullptr;
-    }
+    if (ec) return Error{"the cluster CA: " + ec.message()};
     tls->set_verify_callback(asio::ssl::host_name_verification(config.tls_server_name));
   }
   if (!config.client_certificate_pem.empty()) {
-    std::string why;
-    if (!add_pem(*tls, config.client_certificate_pem, true, why) || !add_pem(*tls, config.client_key_pem, false, why)) {
-      error = "the client certificate: " + why;
-      return nullptr;
-    }
+    if (auto added = add_pem(*tls, config.client_certificate_pem, true); !added)
+      return Error{"the client certificate: " + added.error()};
+    if (auto added = add_pem(*tls, config.client_key_pem, false); !added)
+      return Error{"the client certificate: " + added.error()};
   }
   return std::unique_ptr<Client>(new Client(config, std::move(tls)));
 }

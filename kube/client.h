@@ -33,7 +33,7 @@ inline constexpr std::string_view kMergePatch = "application/merge-patch+json";
 class Client {
  public:
   // Fails (with `error`) when the certificates in the configuration cannot be used.
-  static std::unique_ptr<Client> make(const Config& config, std::string& error);
+  static Result<std::unique_ptr<Client>> make(const Config& config);
   ~Client();
 
   // One request; `target` is the path and query.

@@ -50,30 +50,23 @@ YAML::Node named(const YAML::Node& list, const std::string& field, const std::st
 }
 
 // A PEM given inline (`<key>-data`, base64) or as a file (`<key>`, relative to the kubeconfig).
-bool pem(const YAML::Node& map, const std::string& key, const std::filesystem::path& base, const FileReader& read_file,
-         std::string& out, std::string& error) {
+Result<void> pem(const YAML::Node& map, const std::string& key, const std::filesystem::path& base,
+                 const FileReader& read_file, std::string& out) {
   if (YAML::Node data = map[key + "-data"]; data && data.IsScalar()) {
-    if (!base64_decode(data.Scalar(), out)) {
-      error = key + "-data is not base64";
-      return false;
-    }
-    return true;
+    if (!base64_decode(data.Scalar(), out)) return Error{key + "-data is not base64"};
+    return {};
   }
   if (YAML::Node file = map[key]; file && file.IsScalar()) {
     std::filesystem::path p(file.Scalar());
     if (p.is_relative()) p = base / p;
-    if (!read_file(p.string(), out)) {
-      error = key + ": cannot read " + p.string();
-      return false;
-    }
+    if (!read_file(p.string(), out)) return Error{key + ": cannot read " + p.string()};
   }
-  return true;
+  return {};
 }
 
 }  // namespace
 
-std::optional<Config> read_kubeconfig(const YAML::Node& root, const std::string& path, const FileReader& read_file,
-                                      std::string& error);
+Result<Config> read_kubeconfig(const YAML::Node& root, const std::string& path, const FileReader& read_file);
 
 bool parse_server_url(const std::string& url, std::string& host, std::string& port) {
   const std::string scheme = "https://";
@@ -96,40 +89,25 @@ bool parse_server_url(const std::string& url, std::string& host, std::string& po
   return !host.empty() && !port.empty();
 }
 
-std::optional<Config> config_from_kubeconfig(const std::string& path, std::string& error) {
+Result<Config> config_from_kubeconfig(const std::string& path) {
   std::string text;
-  if (!read_file(path, text)) {
-    error = path + ": cannot read the kubeconfig";
-    return std::nullopt;
-  }
-  return config_from_kubeconfig_text(text, path, read_file, error);
+  if (!read_file(path, text)) return Error{path + ": cannot read the kubeconfig"};
+  return config_from_kubeconfig_text(text, path, read_file);
 }
 
-std::optional<Config> config_from_kubeconfig_text(const std::string& text, const std::string& path,
-                                                  const FileReader& read_file, std::string& error) {
-  YAML::Node root;
+Result<Config> config_from_kubeconfig_text(const std::string& text, const std::string& path,
+                                           const FileReader& read_file) {
+  // Every field read_kubeconfig reads is checked for its type first: yaml-cpp throws on a conversion that fails.
   try {
-    root = YAML::Load(text);
+    return read_kubeconfig(YAML::Load(text), path, read_file);
   } catch (const YAML::Exception& e) {
-    error = path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg;
-    return std::nullopt;
-  }
-  // Every field read below is checked for its type first: yaml-cpp throws on a conversion that fails.
-  try {
-    return read_kubeconfig(root, path, read_file, error);
-  } catch (const YAML::Exception& e) {
-    error = path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg;
-    return std::nullopt;
+    return Error{path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }
 }
 
-std::optional<Config> read_kubeconfig(const YAML::Node& root, const std::string& path, const FileReader& read_file,
-                                      std::string& error) {
+Result<Config> read_kubeconfig(const YAML::Node& root, const std::string& path, const FileReader& read_file) {
   const auto base = std::filesystem::path(path).parent_path();
-  auto fail = [&](const std::string& why) {
-    error = path + ": " + why;
-    return std::nullopt;
-  };
+  auto fail = [&](const std::string& why) { return Error{path + ": " + why}; };
   if (!root.IsMap() || !root["current-context"] || !root["current-context"].IsScalar())
     return fail("no current-context");
   const std::string context_name = root["current-context"].Scalar();
@@ -146,18 +124,18 @@ std::optional<Config> read_kubeconfig(const YAML::Node& root, const std::string&
   config.tls_server_name = cluster["tls-server-name"] ? cluster["tls-server-name"].Scalar() : config.host;
   config.insecure_skip_verify =
       cluster["insecure-skip-tls-verify"] && cluster["insecure-skip-tls-verify"].as<std::string>() == "true";
-  std::string why;
-  if (!pem(cluster, "certificate-authority", base, read_file, config.ca_pem, why))
-    return fail("cluster " + cluster_name + ": " + why);
+  if (auto ca = pem(cluster, "certificate-authority", base, read_file, config.ca_pem); !ca)
+    return fail("cluster " + cluster_name + ": " + ca.error());
   if (YAML::Node user_name = context["user"]; user_name && user_name.IsScalar()) {
     YAML::Node user = named(root["users"], "user", user_name.Scalar());
     if (!user || !user.IsMap()) return fail("context " + context_name + ": no user named " + user_name.Scalar());
     if (user["exec"] || user["auth-provider"])
       return fail("user " + user_name.Scalar() +
                   ": exec and auth-provider plugins are not supported; use a token or a client certificate");
-    if (!pem(user, "client-certificate", base, read_file, config.client_certificate_pem, why) ||
-        !pem(user, "client-key", base, read_file, config.client_key_pem, why))
-      return fail("user " + user_name.Scalar() + ": " + why);
+    auto certificate = pem(user, "client-certificate", base, read_file, config.client_certificate_pem);
+    if (!certificate) return fail("user " + user_name.Scalar() + ": " + certificate.error());
+    if (auto key = pem(user, "client-key", base, read_file, config.client_key_pem); !key)
+      return fail("user " + user_name.Scalar() + ": " + key.error());
     if (config.client_certificate_pem.empty() != config.client_key_pem.empty())
       return fail("user " + user_name.Scalar() + ": client-certificate and client-key go together");
     if (user["token"]) config.token = user["token"].Scalar();
@@ -169,13 +147,11 @@ std::optional<Config> read_kubeconfig(const YAML::Node& root, const std::string&
   return config;
 }
 
-std::optional<Config> config_in_cluster(std::string& error, const std::string& secrets) {
+Result<Config> config_in_cluster(const std::string& secrets) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
-  if (!host || !*host || !port || !*port) {
-    error = "not in a pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set";
-    return std::nullopt;
-  }
+  if (!host || !*host || !port || !*port)
+    return Error{"not in a pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set"};
   Config config;
   config.source = "in-cluster";
   config.host = host;
@@ -183,14 +159,9 @@ std::optional<Config> config_in_cluster(std::string& error, const std::string& s
   config.tls_server_name = config.host;
   config.token_file = secrets + "/token";
   std::string token;
-  if (!read_file(config.token_file, token)) {
-    error = config.token_file + ": cannot read the service account token (is automountServiceAccountToken off?)";
-    return std::nullopt;
-  }
-  if (!read_file(secrets + "/ca.crt", config.ca_pem)) {
-    error = secrets + "/ca.crt: cannot read the cluster CA";
-    return std::nullopt;
-  }
+  if (!read_file(config.token_file, token))
+    return Error{config.token_file + ": cannot read the service account token (is automountServiceAccountToken off?)"};
+  if (!read_file(secrets + "/ca.crt", config.ca_pem)) return Error{secrets + "/ca.crt: cannot read the cluster CA"};
   std::string ns;
   if (read_file(secrets + "/namespace", ns)) config.namespace_name = trimmed(ns);
   return config;

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "common/result.h"
+
 namespace wm::kube {
 
 struct Config {
@@ -26,15 +28,14 @@ struct Config {
 };
 
 // The current context of a kubeconfig; relative file paths are read from the kubeconfig's directory.
-// Exec and auth-provider plugins are not supported (say so in `error`).
-std::optional<Config> config_from_kubeconfig(const std::string& path, std::string& error);
+// Exec and auth-provider plugins are not supported (the error says so).
+Result<Config> config_from_kubeconfig(const std::string& path);
 // The same from the kubeconfig's text; `read_file` reads the files it names (tests and fuzzing give their own).
 using FileReader = std::function<bool(const std::string& path, std::string& content)>;
-std::optional<Config> config_from_kubeconfig_text(const std::string& text, const std::string& path,
-                                                  const FileReader& read_file, std::string& error);
+Result<Config> config_from_kubeconfig_text(const std::string& text, const std::string& path,
+                                           const FileReader& read_file);
 // The pod's own configuration; `secrets` is where the service account is mounted.
-std::optional<Config> config_in_cluster(std::string& error,
-                                        const std::string& secrets = "/var/run/secrets/kubernetes.io/serviceaccount");
+Result<Config> config_in_cluster(const std::string& secrets = "/var/run/secrets/kubernetes.io/serviceaccount");
 // Splits https://host[:port]; false for any other scheme.
 bool parse_server_url(const std::string& url, std::string& host, std::string& port);
 

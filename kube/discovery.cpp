@@ -12,8 +12,7 @@ std::string Resource::path(const std::string& namespace_name) const {
   return out + "/" + plural;
 }
 
-std::optional<Resource> Discovery::find(const std::string& group, const std::string& version, const std::string& kind,
-                                        std::string& error) {
+Result<Resource> Discovery::find(const std::string& group, const std::string& version, const std::string& kind) {
   const std::string key = group + "/" + version + "/" + kind;
   {
     std::lock_guard lock(mutex_);
@@ -21,16 +20,12 @@ std::optional<Resource> Discovery::find(const std::string& group, const std::str
   }
   const std::string path = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
   Response r = client_.request("GET", path);
-  if (!r.ok()) {
-    error = "discovery " + path + ": " + r.describe();
-    return std::nullopt;
-  }
+  if (!r.ok()) return Error{"discovery " + path + ": " + r.describe()};
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   simdjson::dom::array resources;
   if (parser.parse(r.body).get(doc) != simdjson::SUCCESS || doc["resources"].get_array().get(resources)) {
-    error = "discovery " + path + ": not a resource list";
-    return std::nullopt;
+    return Error{"discovery " + path + ": not a resource list"};
   }
   for (auto entry : resources) {
     std::string_view name, entry_kind;
@@ -43,8 +38,7 @@ std::optional<Resource> Discovery::find(const std::string& group, const std::str
     found_[key] = found;
     return found;
   }
-  error = path + " serves no kind " + kind;
-  return std::nullopt;
+  return Error{path + " serves no kind " + kind};
 }
 
 std::optional<Resource> Discovery::find_once_served(const std::string& group, const std::string& version,
@@ -53,9 +47,9 @@ std::optional<Resource> Discovery::find_once_served(const std::string& group, co
   Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
   bool said = false;
   while (!stop.load()) {
-    std::string error;
-    if (auto resource = find(group, version, kind, error)) return resource;
-    if (!said) not_yet(error);
+    auto resource = find(group, version, kind);
+    if (resource) return std::move(*resource);
+    if (!said) not_yet(resource.error());
     said = true;
     if (!sleep_unless_stopped(backoff.next(), stop)) break;
   }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "common/result.h"
 #include "kube/client.h"
 
 namespace wm::kube {
@@ -24,9 +25,8 @@ struct Resource {
 class Discovery {
  public:
   explicit Discovery(Client& client) : client_(client) {}
-  // nullopt with `error` when the group/version is not served or has no such kind.
-  std::optional<Resource> find(const std::string& group, const std::string& version, const std::string& kind,
-                               std::string& error);
+  // An error when the group/version is not served or has no such kind.
+  Result<Resource> find(const std::string& group, const std::string& version, const std::string& kind);
   // find(), again with back-off (1 s doubling to 2 min) until the kind is served; nothing once `stop` is set.
   // `not_yet` hears the first failure (a CRD not installed yet, say).
   std::optional<Resource> find_once_served(const std::string& group, const std::string& version,

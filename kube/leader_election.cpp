@@ -48,13 +48,13 @@ LeaseRecord read_record(simdjson::dom::element lease) {
 
 std::string lease_json(const LeaderElectionOptions& o, const LeaseRecord& r) {
   std::string out = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":)" +
-                    json_string(o.name) + ",\"namespace\":" + json_string(o.namespace_name);
-  if (!r.resource_version.empty()) out += ",\"resourceVersion\":" + json_string(r.resource_version);
-  out += "},\"spec\":{\"holderIdentity\":" + json_string(r.holder) +
+                    json::json_string(o.name) + ",\"namespace\":" + json::json_string(o.namespace_name);
+  if (!r.resource_version.empty()) out += ",\"resourceVersion\":" + json::json_string(r.resource_version);
+  out += "},\"spec\":{\"holderIdentity\":" + json::json_string(r.holder) +
          ",\"leaseDurationSeconds\":" + std::to_string(r.duration_seconds) +
          ",\"leaseTransitions\":" + std::to_string(r.transitions);
-  if (!r.acquire_time.empty()) out += ",\"acquireTime\":" + json_string(r.acquire_time);
-  if (!r.renew_time.empty()) out += ",\"renewTime\":" + json_string(r.renew_time);
+  if (!r.acquire_time.empty()) out += ",\"acquireTime\":" + json::json_string(r.acquire_time);
+  if (!r.renew_time.empty()) out += ",\"renewTime\":" + json::json_string(r.renew_time);
   return out + "}}";
 }
 

@@ -30,24 +30,19 @@ std::string query(const Collection& c) {
 
 }  // namespace
 
-std::optional<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser,
-                                             std::string& problem) {
+Result<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser) {
   simdjson::dom::element event, object;
-  if (parser.parse(line.data(), line.size()).get(event) != simdjson::SUCCESS || !event.is_object()) {
-    problem = "a watch event that is not a JSON object";
-    return std::nullopt;
-  }
-  if (event["object"].get(object) != simdjson::SUCCESS || !object.is_object()) {
-    problem = "a watch event without an object";
-    return std::nullopt;
-  }
-  const std::string_view type = string_at(event, "/type");
+  if (parser.parse(line.data(), line.size()).get(event) != simdjson::SUCCESS || !event.is_object())
+    return Error{"a watch event that is not a JSON object"};
+  if (event["object"].get(object) != simdjson::SUCCESS || !object.is_object())
+    return Error{"a watch event without an object"};
+  const std::string_view type = json::string_at(event, "/type");
   WatchEvent out{WatchEvent::Type::Error, {}, {}, {}};
   if (type == "ERROR") {
     int64_t code = 0;
     if (object["code"].get_int64().get(code) != simdjson::SUCCESS) code = 0;
     out.type = code == 410 ? WatchEvent::Type::Expired : WatchEvent::Type::Error;
-    out.message = std::string(string_at(object, "/message"));
+    out.message = std::string(json::string_at(object, "/message"));
     return out;
   }
   if (type == "ADDED") {
@@ -59,11 +54,10 @@ std::optional<WatchEvent> decode_watch_event(std::string_view line, simdjson::do
   } else if (type == "BOOKMARK") {
     out.type = WatchEvent::Type::Bookmark;
   } else {
-    problem = "a watch event of unknown type \"" + std::string(type.substr(0, 40)) + "\"";
-    return std::nullopt;
+    return Error{"a watch event of unknown type \"" + std::string(type.substr(0, 40)) + "\""};
   }
-  out.resource_version = std::string(string_at(object, "/metadata/resourceVersion"));
-  if (out.type != WatchEvent::Type::Bookmark) out.object_json = element_json(object);
+  out.resource_version = std::string(json::string_at(object, "/metadata/resourceVersion"));
+  if (out.type != WatchEvent::Type::Bookmark) out.object_json = json::element_json(object);
   return out;
 }
 
@@ -71,8 +65,8 @@ std::optional<WatchEvent> decode_watch_event(std::string_view line, simdjson::do
 std::string Reflector::with_type(std::string object_json) const {
   if (object_json.find("\"kind\"") != std::string::npos && object_json.find("\"apiVersion\"") != std::string::npos)
     return object_json;
-  std::string head = "{\"apiVersion\":" + json_string(collection_.api_version) +
-                     ",\"kind\":" + json_string(collection_.kind) + (object_json.size() > 2 ? "," : "");
+  std::string head = "{\"apiVersion\":" + json::json_string(collection_.api_version) +
+                     ",\"kind\":" + json::json_string(collection_.kind) + (object_json.size() > 2 ? "," : "");
   return head + object_json.substr(1);
 }
 
@@ -96,9 +90,9 @@ bool Reflector::list(std::string& resource_version, const std::atomic<bool>& sto
       return false;
     }
     if (list["items"].get_array().get(items) == simdjson::SUCCESS)
-      for (auto item : items) objects.push_back(with_type(element_json(item)));
-    continue_token = std::string(string_at(list, "/metadata/continue"));
-    resource_version = std::string(string_at(list, "/metadata/resourceVersion"));
+      for (auto item : items) objects.push_back(with_type(json::element_json(item)));
+    continue_token = std::string(json::string_at(list, "/metadata/continue"));
+    resource_version = std::string(json::string_at(list, "/metadata/resourceVersion"));
   } while (!continue_token.empty());
   handlers_.replaced(std::move(objects));
   if (handlers_.live) handlers_.live();
@@ -117,8 +111,11 @@ Reflector::WatchEnd Reflector::watch(std::string& resource_version, const std::a
   WatchEnd end = WatchEnd::Ended;
   std::string problem;
   auto on_line = [&](std::string_view line) {
-    std::optional<WatchEvent> event = decode_watch_event(line, parser, problem);
-    if (!event) return false;
+    auto event = decode_watch_event(line, parser);
+    if (!event) {
+      problem = event.error();
+      return false;
+    }
     if (!event->resource_version.empty()) resource_version = event->resource_version;
     switch (event->type) {
       case WatchEvent::Type::Bookmark:

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "kube/client.h"
 
 namespace wm::kube {
@@ -25,9 +26,8 @@ struct WatchEvent {
   std::string object_json;       // Added, Modified, Deleted: the object
   std::string message;           // Error: the API server's
 };
-// nullopt (with `problem`) for a line that is not a watch event.
-std::optional<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser,
-                                             std::string& problem);
+// An error for a line that is not a watch event.
+Result<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser);
 
 struct Collection {
   std::string path;               // /apis/<group>/<version>/<resource> or /api/v1/<resource>: every namespace

@@ -13,9 +13,9 @@ std::string object_without(simdjson::dom::object object, std::string_view drop, 
   for (auto [key, value] : object) {
     if (!drop.empty() && key == drop) continue;
     if (out.size() > 1) out += ',';
-    append_json_string(out, key);
+    json::append_json_string(out, key);
     out += ':';
-    out += !inside.empty() && key == inside ? edit(value) : element_json(value);
+    out += !inside.empty() && key == inside ? edit(value) : json::element_json(value);
   }
   return out + "}";
 }
@@ -24,11 +24,11 @@ std::string object_without(simdjson::dom::object object, std::string_view drop, 
 
 std::string without_managed_fields(simdjson::dom::element object) {
   simdjson::dom::object top;
-  if (object.get_object().get(top) != simdjson::SUCCESS) return element_json(object);
+  if (object.get_object().get(top) != simdjson::SUCCESS) return json::element_json(object);
   return object_without(top, "", "metadata", [](simdjson::dom::element metadata) {
     simdjson::dom::object m;
-    if (metadata.get_object().get(m) != simdjson::SUCCESS) return element_json(metadata);
-    return object_without(m, "managedFields", "", [](simdjson::dom::element e) { return element_json(e); });
+    if (metadata.get_object().get(m) != simdjson::SUCCESS) return json::element_json(metadata);
+    return object_without(m, "managedFields", "", [](simdjson::dom::element e) { return json::element_json(e); });
   });
 }
 

@@ -16,10 +16,10 @@
 namespace wm::webhook {
 
 struct AdmissionState {
-  std::shared_ptr<const Catalog> catalog;
+  std::shared_ptr<const catalog::Catalog> catalog;
   std::shared_ptr<const Policy> policy;
   // Objects that workloads refer to, as the cluster side last saw them (mapper/view/references.h); may be null.
-  std::shared_ptr<const ReferenceStore> references;
+  std::shared_ptr<const view::ReferenceStore> references;
 };
 
 enum class Endpoint { Mutate, Validate };

@@ -15,18 +15,18 @@ std::optional<std::string> decode_review(std::string_view body, simdjson::dom::p
   if (auto error = parser.parse(padded).get(root))
     return std::string("the body is not JSON: ") + simdjson::error_message(error);
   if (!root.is_object()) return "the body is not an AdmissionReview object";
-  std::string_view api_version = string_member(root, "apiVersion"), kind = string_member(root, "kind");
+  std::string_view api_version = json::string_member(root, "apiVersion"), kind = json::string_member(root, "kind");
   if (api_version != "admission.k8s.io/v1")
     return "apiVersion must be admission.k8s.io/v1, not \"" + std::string(api_version) +
            "\" (set admissionReviewVersions: [v1])";
   if (kind != "AdmissionReview") return "kind must be AdmissionReview";
   simdjson::dom::element request;
   if (root["request"].get(request) || !request.is_object()) return "the AdmissionReview has no request";
-  req.uid = string_member(request, "uid");
+  req.uid = json::string_member(request, "uid");
   if (req.uid.empty()) return "request.uid is missing";
-  req.operation = string_member(request, "operation");
+  req.operation = json::string_member(request, "operation");
   if (req.operation.empty()) return "request.operation is missing";
-  req.namespace_name = string_member(request, "namespace");
+  req.namespace_name = json::string_member(request, "namespace");
   simdjson::dom::element object;
   req.has_object = !request["object"].get(object) && object.is_object();
   simdjson::dom::element old_object;
@@ -34,14 +34,14 @@ std::optional<std::string> decode_review(std::string_view body, simdjson::dom::p
   if (req.has_old_object) req.old_object = old_object;
   if (req.has_object) {
     req.object = object;
-    req.api_version = string_member(object, "apiVersion");
-    req.kind = string_member(object, "kind");
+    req.api_version = json::string_member(object, "apiVersion");
+    req.kind = json::string_member(object, "kind");
   }
   if ((req.operation == "CREATE" || req.operation == "UPDATE") && !req.has_object)
     return "request.object is missing for a " + std::string(req.operation);
   if (req.has_object && (req.api_version.empty() || req.kind.empty()))
     return "request.object has no apiVersion or kind";
-  req.group = split_api_version(req.api_version).first;
+  req.group = json::split_api_version(req.api_version).first;
   return std::nullopt;
 }
 
@@ -60,11 +60,11 @@ std::string encode_response(std::string_view uid, const Decision& decision) {
   std::string out;
   out.reserve(160 + uid.size() + denial.size() + patch.size() * 4 / 3);
   out += R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":)";
-  append_json_string(out, uid);
+  json::append_json_string(out, uid);
   out += denial.empty() ? R"(,"allowed":true)" : R"(,"allowed":false)";
   if (!denial.empty()) {
     out += R"(,"status":{"code":)" + std::to_string(code) + R"(,"message":)";
-    append_json_string(out, denial);
+    json::append_json_string(out, denial);
     out += "}";
   }
   if (!patch.empty()) {
@@ -78,7 +78,7 @@ std::string encode_response(std::string_view uid, const Decision& decision) {
     out += R"(,"warnings":[)";
     for (size_t i = 0; i < warnings.size(); ++i) {
       if (i) out += ',';
-      append_json_string(out, utf8_prefix(warnings[i], 500));  // the API server caps warnings
+      json::append_json_string(out, utf8_prefix(warnings[i], 500));  // the API server caps warnings
     }
     out += "]";
   }

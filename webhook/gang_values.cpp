@@ -11,11 +11,11 @@ namespace wm::webhook {
 namespace {
 
 // The pod spec of a template-shaped instance; fragmented specs have no single place for these fields.
-std::optional<simdjson::dom::element> pod_spec_of(const InstanceView& i, simdjson::dom::element root) {
+std::optional<simdjson::dom::element> pod_spec_of(const view::InstanceView& i, simdjson::dom::element root) {
   std::string at;
-  if (i.shape == PodShape::PodTemplate)
+  if (i.shape == view::PodShape::PodTemplate)
     at = i.location + "/spec";
-  else if (i.shape == PodShape::PodSpec)
+  else if (i.shape == view::PodShape::PodSpec)
     at = i.location;
   else
     return std::nullopt;
@@ -37,12 +37,12 @@ void copy_field(std::string& out, simdjson::dom::element spec, const char* key, 
 
 }  // namespace
 
-std::string task_groups_json(const std::vector<GangMember>& members, simdjson::dom::element root) {
+std::string task_groups_json(const std::vector<view::GangMember>& members, simdjson::dom::element root) {
   // Pods name their task group by their template ({{instance}}), and a template shared by several members (a
   // LeaderWorkerSet without a leaderTemplate) is written by each in turn, so its pods name the last: one task group
   // for them, with all of their minimums. Otherwise YuniKorn keeps placeholders for a group no pod names.
   struct TaskGroup {
-    const InstanceView* instance;
+    const view::InstanceView* instance;
     long long min_member;
   };
   std::vector<TaskGroup> groups;
@@ -64,9 +64,9 @@ std::string task_groups_json(const std::vector<GangMember>& members, simdjson::d
     if (t.min_member <= 0) continue;
     if (out.size() > 1) out.push_back(',');
     out += "{\"name\":";
-    append_json_string(out, t.instance->id);
+    json::append_json_string(out, t.instance->id);
     out += ",\"minMember\":" + std::to_string(t.min_member) + ",\"minResource\":";
-    out += resources_json(t.instance->pod_requests);
+    out += view::resources_json(t.instance->pod_requests);
     if (auto spec = pod_spec_of(*t.instance, root)) {
       copy_field(out, *spec, "nodeSelector", "{}");
       copy_field(out, *spec, "tolerations", "[]");
@@ -76,7 +76,7 @@ std::string task_groups_json(const std::vector<GangMember>& members, simdjson::d
   return out + "]";
 }
 
-std::string task_min_members_json(const std::vector<GangMember>& members) {
+std::string task_min_members_json(const std::vector<view::GangMember>& members) {
   // Pods name their task by their template ({{instance}}), so members that share one template (a LeaderWorkerSet
   // without a leaderTemplate: leader and workers) all name one task, and a minimum per member asks for pods that
   // never come: Volcano's gang check fails for ever ("Not enough valid pods of each task"). No task minimums then.
@@ -86,13 +86,13 @@ std::string task_min_members_json(const std::vector<GangMember>& members) {
   std::string out = "{";
   for (const auto& m : members) {
     if (out.size() > 1) out.push_back(',');
-    append_json_string(out, m.instance->id);
+    json::append_json_string(out, m.instance->id);
     out += ":" + std::to_string(m.min_member);
   }
   return out + "}";
 }
 
-std::string first_priority_class(const WorkloadView& view, simdjson::dom::element root) {
+std::string first_priority_class(const view::WorkloadView& view, simdjson::dom::element root) {
   std::string_view name;
   for (const auto& c : view.components)
     for (const auto& i : c.instances)
@@ -102,9 +102,9 @@ std::string first_priority_class(const WorkloadView& view, simdjson::dom::elemen
   return {};
 }
 
-std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, const WorkloadView& view, GangRule rule,
-                                           simdjson::dom::element root, const std::string& workload_name,
-                                           const std::string& queue) {
+std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, const view::WorkloadView& view,
+                                           view::GangRule rule, simdjson::dom::element root,
+                                           const std::string& workload_name, const std::string& queue) {
   const std::string priority_class = first_priority_class(view, root);
   TemplateValues values;
   values.name = workload_name;
@@ -113,13 +113,13 @@ std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, cons
   values.queue = queue;
   values.priority_class_name = priority_class;
   values.pods = view.total_pods;
-  values.gpus = gpu_count(view.total_requests);
+  values.gpus = view::gpu_count(view.total_requests);
   std::vector<std::string> out;
   for (const auto& g : view.gangs) {
     if (g.made_by_operator) continue;  // the operator makes its own gangs' objects
-    const std::string name = gang_object_name(workload_name, view.gangs, g);
-    auto members = gang_members(g, view.components, rule);
-    const std::string resources = resources_json(gang_min_resources(members));
+    const std::string name = view::gang_object_name(workload_name, view.gangs, g);
+    auto members = view::gang_members(g, view.components, rule);
+    const std::string resources = view::resources_json(view::gang_min_resources(members));
     const std::string task_mins = task_min_members_json(members);
     values.gang_size = g.min_member;
     if (g.replica_key_path.empty()) {

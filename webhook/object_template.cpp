@@ -37,21 +37,21 @@ bool plain_non_string(const YAML::Node& n) {
   return !s.empty() && end && *end == '\0';
 }
 
-std::optional<Node> parse_node(const YAML::Node& n, const std::string& field, std::string& error) {
+Result<Node> parse_node(const YAML::Node& n, const std::string& field) {
   Node out;
   if (n.IsMap()) {
     out.kind = Node::Kind::Map;
     for (const auto& e : n) {
-      auto child = parse_node(e.second, field + "." + e.first.Scalar(), error);
-      if (!child) return std::nullopt;
+      auto child = parse_node(e.second, field + "." + e.first.Scalar());
+      if (!child) return child;
       out.keys.push_back(e.first.Scalar());
       out.children.push_back(std::move(*child));
     }
   } else if (n.IsSequence()) {
     out.kind = Node::Kind::Sequence;
     for (size_t i = 0; i < n.size(); ++i) {
-      auto child = parse_node(n[i], field + "[" + std::to_string(i) + "]", error);
-      if (!child) return std::nullopt;
+      auto child = parse_node(n[i], field + "[" + std::to_string(i) + "]");
+      if (!child) return child;
       out.children.push_back(std::move(*child));
     }
   } else if (n.IsScalar()) {
@@ -65,16 +65,12 @@ std::optional<Node> parse_node(const YAML::Node& n, const std::string& field, st
       out.raw = n.Scalar();
       return out;
     }
-    std::string message;
-    out.text = ValueTemplate::parse(n.Scalar(), message);
-    if (!out.text) {
-      error = field + ": " + message;
-      return std::nullopt;
-    }
+    auto text = ValueTemplate::parse(n.Scalar());
+    if (!text) return Error{field + ": " + text.error()};
+    out.text = std::move(*text);
     out.kind = whole == "gangSize" || whole == "pods" || whole == "gpus" ? Node::Kind::Count : Node::Kind::Text;
   } else {
-    error = field + ": must be an object, a list or a value";
-    return std::nullopt;
+    return Error{field + ": must be an object, a list or a value"};
   }
   return out;
 }
@@ -88,7 +84,7 @@ bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects,
       for (size_t i = 0; i < n.children.size(); ++i) {
         const size_t mark = out.size();
         if (!first) out.push_back(',');
-        append_json_string(out, n.keys[i]);
+        json::append_json_string(out, n.keys[i]);
         out.push_back(':');
         if (render(n.children[i], v, objects, out))
           first = false;
@@ -128,7 +124,7 @@ bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects,
     case Node::Kind::Text: {
       std::string text = n.text->render(v);
       if (text.empty()) return false;
-      append_json_string(out, text);
+      json::append_json_string(out, text);
       return true;
     }
   }
@@ -137,14 +133,10 @@ bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects,
 
 }  // namespace
 
-std::optional<ObjectTemplate> ObjectTemplate::parse(const YAML::Node& node, const std::string& field,
-                                                    std::string& error) {
-  if (!node.IsMap()) {
-    error = field + ": must be an object";
-    return std::nullopt;
-  }
-  auto root = parse_node(node, field, error);
-  if (!root) return std::nullopt;
+Result<ObjectTemplate> ObjectTemplate::parse(const YAML::Node& node, const std::string& field) {
+  if (!node.IsMap()) return Error{field + ": must be an object"};
+  auto root = parse_node(node, field);
+  if (!root) return Error{root.error()};
   ObjectTemplate t;
   t.root_ = std::make_shared<const Node>(std::move(*root));
   return t;

@@ -27,7 +27,7 @@ struct ObjectValues {
 class ObjectTemplate {
  public:
   // Refuses unknown variables, naming the field in `error`.
-  static std::optional<ObjectTemplate> parse(const YAML::Node& node, const std::string& field, std::string& error);
+  static Result<ObjectTemplate> parse(const YAML::Node& node, const std::string& field);
   std::string render_json(const TemplateValues& values, const ObjectValues& objects) const;
 
   struct Node;

@@ -7,44 +7,17 @@
 #include <memory>
 
 #include "mapper/catalog/yaml_guard.h"
+#include "mapper/catalog/yaml_reader.h"
 #include "webhook/embedded_policy.h"
 
 namespace wm::webhook {
 
 namespace {
 
-class PolicyReader {
+// The policy's reader: YamlReader's fields, and the profiles' edits and the rules' limits.
+class PolicyReader : public catalog::YamlReader {
  public:
-  PolicyReader(std::string file, Diagnostics& errors) : file_(std::move(file)), errors_(errors) {}
-
-  void error(const YAML::Node& at, const std::string& field, const std::string& message) {
-    errors_.push_back({file_, at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : 0, field, message});
-  }
-
-  bool keys(const YAML::Node& node, const std::string& field, std::initializer_list<const char*> allowed) {
-    if (!node.IsMap()) {
-      error(node, field, "must be a mapping");
-      return false;
-    }
-    for (const auto& e : node) {
-      bool known = false;
-      for (const char* a : allowed) known = known || e.first.Scalar() == a;
-      if (!known) error(e.first, field.empty() ? e.first.Scalar() : field + "." + e.first.Scalar(), "unknown field");
-    }
-    return true;
-  }
-
-  std::vector<std::string> strings(const YAML::Node& node, const std::string& field) {
-    std::vector<std::string> out;
-    if (!node.IsDefined() || node.IsNull()) return out;
-    if (node.IsScalar()) return {node.Scalar()};
-    if (!node.IsSequence()) {
-      error(node, field, "must be a list of strings");
-      return out;
-    }
-    for (const auto& item : node) out.push_back(item.Scalar());
-    return out;
-  }
+  using catalog::YamlReader::YamlReader;
 
   TemplatePairs templates(const YAML::Node& node, const std::string& field, std::vector<std::string>* removed) {
     TemplatePairs out;
@@ -61,10 +34,9 @@ class PolicyReader {
           error(e.second, field + "." + e.first.Scalar(), "null removes a key, which only an override can do");
         continue;
       }
-      std::string message;
-      auto t = ValueTemplate::parse(e.second.Scalar(), message);
+      auto t = ValueTemplate::parse(e.second.Scalar());
       if (!t)
-        error(e.second, field + "." + e.first.Scalar(), message);
+        error(e.second, field + "." + e.first.Scalar(), t.error());
       else
         out.emplace_back(e.first.Scalar(), std::move(*t));
     }
@@ -89,40 +61,30 @@ class PolicyReader {
     e.workload_annotations =
         templates(node["workloadAnnotations"], field + ".workloadAnnotations", removed(e.removed_workload_annotations));
     if (YAML::Node pg = node["podGroup"]; pg.IsDefined()) {
-      std::string message;
       if (pg.IsNull() && is_override) {
         e.removes_pod_group = true;
-      } else if (auto t = ObjectTemplate::parse(pg, field + ".podGroup", message)) {
+      } else if (auto t = ObjectTemplate::parse(pg, field + ".podGroup")) {
         e.pod_group = std::make_shared<const ObjectTemplate>(std::move(*t));
       } else {
         error(pg, field + ".podGroup",
-              pg.IsNull() ? "null drops the profile's podGroup, which only an override can do" : message);
+              pg.IsNull() ? "null drops the profile's podGroup, which only an override can do" : t.error());
       }
     }
     e.note_costly_values();
     return e;
   }
 
-  bool boolean(const YAML::Node& node, const std::string& field, bool fallback) {
-    if (!node.IsDefined() || node.IsNull()) return fallback;
-    const std::string& s = node.Scalar();
-    if (s == "true") return true;
-    if (s == "false") return false;
-    error(node, field, "must be true or false");
-    return fallback;
-  }
-
   Limits limits(const YAML::Node& node, const std::string& field) {
     Limits l;
     if (!node.IsDefined() || node.IsNull()) return l;
-    if (!keys(node, field,
-              {"resources", "maxPods", "requireQueue", "allowedSchedulers", "requireRequestsWithGPUs",
-               "forbidSchedulerOverride", "refuseUnmeetableGangs"}))
+    if (!map(node, field,
+             {"resources", "maxPods", "requireQueue", "allowedSchedulers", "requireRequestsWithGPUs",
+              "forbidSchedulerOverride", "refuseUnmeetableGangs"}))
       return l;
     if (YAML::Node r = node["resources"]; r.IsDefined()) {
       if (!r.IsMap()) error(r, field + ".resources", "must map resource names to quantities");
       for (const auto& e : r) {
-        auto q = Quantity::parse(e.second.Scalar());
+        auto q = view::Quantity::parse(e.second.Scalar());
         if (!q)
           error(e.second, field + ".resources." + e.first.Scalar(), "is not a quantity");
         else
@@ -143,25 +105,21 @@ class PolicyReader {
     l.refuse_unmeetable_gangs = boolean(node["refuseUnmeetableGangs"], field + ".refuseUnmeetableGangs", false);
     return l;
   }
-
- private:
-  std::string file_;
-  Diagnostics& errors_;
 };
 
 // One entry of schedulerProfiles, its overrides merged in once so that admission only picks one; null when its keys
 // are wrong (reported).
 std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
   const std::string field = "schedulerProfiles." + name;
-  if (!r.keys(node, field,
-              {"schedulerName", "gangRule", "minimums", "podLabels", "podAnnotations", "workloadLabels",
-               "workloadAnnotations", "podGroup", "overrides"}))
+  if (!r.map(node, field,
+             {"schedulerName", "gangRule", "minimums", "podLabels", "podAnnotations", "workloadLabels",
+              "workloadAnnotations", "podGroup", "overrides"}))
     return nullptr;
   auto profile = std::make_unique<SchedulerProfile>();
   profile->name = name;
   profile->edits = r.edits(node, field, false);
   if (YAML::Node rule = node["gangRule"]; rule.IsDefined()) {
-    auto parsed = rule.IsScalar() ? gang_rule_from_name(rule.Scalar()) : std::nullopt;
+    auto parsed = rule.IsScalar() ? view::gang_rule_from_name(rule.Scalar()) : std::nullopt;
     if (parsed)
       profile->gang_rule = *parsed;
     else
@@ -170,9 +128,9 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
   YAML::Node overrides = node["overrides"];
   for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
     const std::string of = field + ".overrides[" + std::to_string(i) + "]";
-    if (!r.keys(overrides[i], of,
-                {"kinds", "standalone", "schedulerName", "minimums", "podLabels", "podAnnotations", "workloadLabels",
-                 "workloadAnnotations", "podGroup"}))
+    if (!r.map(overrides[i], of,
+               {"kinds", "standalone", "schedulerName", "minimums", "podLabels", "podAnnotations", "workloadLabels",
+                "workloadAnnotations", "podGroup"}))
       continue;
     profile->overrides.push_back({r.strings(overrides[i]["kinds"], of + ".kinds"),
                                   r.boolean(overrides[i]["standalone"], of + ".standalone", false),
@@ -183,9 +141,9 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
 
 // One entry of rules, its profile looked up among `policy`'s; nothing when its keys are wrong (reported).
 std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::string& field, const Policy& policy) {
-  if (!r.keys(n, field,
-              {"name", "namespaces", "kinds", "profile", "queue", "podLabels", "podAnnotations", "limits",
-               "mutateOnUpdate", "summaryAnnotations", "failurePolicy"}))
+  if (!r.map(n, field,
+             {"name", "namespaces", "kinds", "profile", "queue", "podLabels", "podAnnotations", "limits",
+              "mutateOnUpdate", "summaryAnnotations", "failurePolicy"}))
     return std::nullopt;
   Rule rule;
   rule.line = n.Mark().line + 1;
@@ -198,7 +156,7 @@ std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::s
     if (!rule.profile) r.error(n["profile"], field + ".profile", "no scheduler profile named " + n["profile"].Scalar());
   }
   if (YAML::Node q = n["queue"]; q.IsDefined()) {
-    if (r.keys(q, field + ".queue", {"value", "fromLabel", "default"})) {
+    if (r.map(q, field + ".queue", {"value", "fromLabel", "default"})) {
       if (q["value"].IsDefined()) rule.queue_value = q["value"].Scalar();
       if (q["fromLabel"].IsDefined()) rule.queue_label = q["fromLabel"].Scalar();
       if (q["default"].IsDefined()) rule.queue_default = q["default"].Scalar();
@@ -233,32 +191,33 @@ bool kind_matches(const std::string& pattern, std::string_view group, std::strin
          pattern.compare(slash + 1, std::string::npos, kind) == 0;
 }
 
-std::optional<Policy> Policy::load(const std::string& text, const std::string& file, Diagnostics& errors) {
+std::optional<Policy> Policy::load(const std::string& text, const std::string& file, catalog::Diagnostics& errors) {
   try {
     return load_checked(text, file, errors);
   } catch (const YAML::Exception& e) {
     // yaml-cpp throws when a node is used as what it is not (a list where a mapping belongs).
-    errors.push_back({file, error_line(e), "", "malformed policy: " + e.msg});
+    errors.push_back({file, catalog::error_line(e), "", "malformed policy: " + e.msg});
     return std::nullopt;
   }
 }
 
-std::optional<Policy> Policy::load_checked(const std::string& text, const std::string& file, Diagnostics& errors) {
+std::optional<Policy> Policy::load_checked(const std::string& text, const std::string& file,
+                                           catalog::Diagnostics& errors) {
   YAML::Node root;
-  if (auto deep = yaml_nesting_too_deep(text)) {
+  if (auto deep = catalog::yaml_nesting_too_deep(text)) {
     errors.push_back({file, 0, "", "refused: " + *deep});
     return std::nullopt;
   }
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    errors.push_back({file, error_line(e), "", "invalid YAML: " + e.msg});
+    errors.push_back({file, catalog::error_line(e), "", "invalid YAML: " + e.msg});
     return std::nullopt;
   }
   size_t before = errors.size();
   PolicyReader r(file, errors);
   Policy policy;
-  if (!r.keys(root, "", {"apiVersion", "kind", "schedulerProfiles", "rules"})) return std::nullopt;
+  if (!r.map(root, "", {"apiVersion", "kind", "schedulerProfiles", "rules"})) return std::nullopt;
   if (!root["apiVersion"].IsDefined() || root["apiVersion"].Scalar() != "workload-map.io/v1alpha1" ||
       !root["kind"].IsDefined() || root["kind"].Scalar() != "Policy")
     r.error(root, "apiVersion", "a policy is apiVersion workload-map.io/v1alpha1, kind Policy");
@@ -291,7 +250,7 @@ std::vector<std::string> Policy::profile_names() const {
 }
 
 Policy Policy::builtin() {
-  Diagnostics errors;
+  catalog::Diagnostics errors;
   auto policy = load(std::string(embedded_policy_text()), "manifests/base/policy.yaml", errors);
   if (!policy) throw std::runtime_error("the built-in policy does not load: " + errors.front().str());
   return std::move(*policy);
@@ -321,9 +280,9 @@ void ProfileEdits::note_costly_values() {
   writes_task_groups = uses("taskGroups");
 }
 
-ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                             bool standalone) {
-  ViewOptions options;
+view::ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                   bool standalone) {
+  view::ViewOptions options;
   options.gang_rule = profile.gang_rule;
   options.minimums = Policy::edits_for(profile, group, kind, standalone).minimums;
   return options;

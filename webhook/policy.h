@@ -40,7 +40,7 @@ struct ProfileEdits {
 struct SchedulerProfile {
   std::string name;
   ProfileEdits edits;
-  GangRule gang_rule = GangRule::Minimum;  // how this scheduler counts a gang's minimum
+  view::GangRule gang_rule = view::GangRule::Minimum;  // how this scheduler counts a gang's minimum
   struct Override {
     std::vector<std::string> kinds;  // "Pod" or "group/Kind"
     bool standalone_only = false;    // only objects no controller owns (Kueue's plain-pod groups)
@@ -50,7 +50,7 @@ struct SchedulerProfile {
 };
 
 struct Limits {
-  ResourceList resources;  // max total of each resource for one workload
+  view::ResourceList resources;  // max total of each resource for one workload
   std::optional<long long> max_pods;
   bool require_queue = false;
   std::vector<std::string> allowed_schedulers;
@@ -79,7 +79,7 @@ struct Rule {
 
 class Policy {
  public:
-  static std::optional<Policy> load(const std::string& text, const std::string& file, Diagnostics& errors);
+  static std::optional<Policy> load(const std::string& text, const std::string& file, catalog::Diagnostics& errors);
   static Policy builtin();  // manifests/base/policy.yaml, compiled in
 
   const Rule* match(std::string_view namespace_name, std::string_view group, std::string_view kind) const;
@@ -96,14 +96,15 @@ class Policy {
   Policy& operator=(Policy&&) = default;
 
  private:
-  static std::optional<Policy> load_checked(const std::string& text, const std::string& file, Diagnostics& errors);
+  static std::optional<Policy> load_checked(const std::string& text, const std::string& file,
+                                            catalog::Diagnostics& errors);
   std::vector<std::unique_ptr<SchedulerProfile>> profiles_;  // stable addresses for Rule::profile
   std::vector<Rule> rules_;
 };
 
 // How the profile's scheduler counts a gang of this kind: its gang rule, and the minimums its edits for the kind name.
-ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                             bool standalone = true);
+view::ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                   bool standalone = true);
 
 bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind);
 // `over`'s edits over `base`'s: its scheduler name if it has one, its keys replacing or added.

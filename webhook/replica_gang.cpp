@@ -12,9 +12,9 @@ namespace wm::webhook {
 namespace {
 
 // The entries of the string map at `pointer` whose value is `name`, with the key appended; the marker itself stays.
-StringPairs renamed(simdjson::dom::element object, std::string_view pointer, std::string_view name,
-                    const std::string& key) {
-  StringPairs out;
+json::StringPairs renamed(simdjson::dom::element object, std::string_view pointer, std::string_view name,
+                          const std::string& key) {
+  json::StringPairs out;
   simdjson::dom::object map;
   if (object.at_pointer(pointer).get_object().get(map) != simdjson::SUCCESS) return out;
   for (auto [k, v] : map) {
@@ -35,24 +35,24 @@ bool fits_a_label(std::string_view key) {
 
 }  // namespace
 
-std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object, const Catalog& catalog) {
+std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object, const catalog::Catalog& catalog) {
   // Looked up on every admission of a controlled object: the pointers are built once.
-  static const std::string gang_at = pointer_child("/metadata/annotations", kReplicaGangAnnotation);
-  static const std::string key_at = pointer_child("/metadata/annotations", kReplicaKeyAnnotation);
-  const std::string_view name = string_at(object, gang_at);
+  static const std::string gang_at = json::pointer_child("/metadata/annotations", kReplicaGangAnnotation);
+  static const std::string key_at = json::pointer_child("/metadata/annotations", kReplicaKeyAnnotation);
+  const std::string_view name = json::string_at(object, gang_at);
   if (name.empty()) return std::nullopt;
   ReplicaGangNames out;
-  const std::string_view key_text = string_at(object, key_at);
-  const Path key_path = catalog.replica_key(key_text);
-  const std::string who = "pod " + std::string(string_at(object, "/metadata/name"));
+  const std::string_view key_text = json::string_at(object, key_at);
+  const catalog::Path key_path = catalog.replica_key(key_text);
+  const std::string who = "pod " + std::string(json::string_at(object, "/metadata/name"));
   if (!key_path) {
     out.warnings.push_back(who + " of gang " + std::string(name) + ": no definition reads replica keys with " +
                            std::string(kReplicaKeyAnnotation) + " \"" + std::string(key_text) +
                            "\"; it stays in the gang every copy shares");
     return out;
   }
-  ObjectDocument doc(object);
-  const EvalResult r = key_path->evaluate(doc, false);
+  json::ObjectDocument doc(object);
+  const json::EvalResult r = key_path->evaluate(doc, false);
   std::optional<std::string> key;
   if (r.ok() && !r.values.empty()) key = r.values.front().as_scalar_string();
   if (!key || !fits_a_label(*key)) {
@@ -63,9 +63,9 @@ std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object,
                            "; its replica's gang is named once it is");
     return out;
   }
-  JsonPatchBuilder patch(object);
+  json::JsonPatchBuilder patch(object);
   for (const char* map : {"/metadata/labels", "/metadata/annotations"})
-    if (StringPairs entries = renamed(object, map, name, *key); !entries.empty()) patch.merge_map(map, entries);
+    if (json::StringPairs entries = renamed(object, map, name, *key); !entries.empty()) patch.merge_map(map, entries);
   if (!patch.empty()) out.patch = patch.str();
   return out;
 }

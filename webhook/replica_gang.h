@@ -29,6 +29,6 @@ struct ReplicaGangNames {
 // For an object carrying kReplicaGangAnnotation: every label and annotation whose value is that name gets "-<key>"
 // appended, the key read from the object by the catalog's expression. nullopt for an object without the annotation.
 // Running it again changes nothing: the values no longer equal the name.
-std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object, const Catalog& catalog);
+std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object, const catalog::Catalog& catalog);
 
 }  // namespace wm::webhook

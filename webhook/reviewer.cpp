@@ -10,7 +10,7 @@
 
 namespace wm::webhook {
 
-std::string display_name(const WorkloadView& view, std::string_view namespace_name) {
+std::string display_name(const view::WorkloadView& view, std::string_view namespace_name) {
   std::string ns(namespace_name.empty() ? view.namespace_name : std::string(namespace_name));
   std::string name = view.name.empty() ? view.generate_name + "*" : view.name;
   return view.gvk.kind + " " + (ns.empty() ? "" : ns + "/") + name;
@@ -20,7 +20,7 @@ namespace {
 
 // The gang name: the workload's name, or, when it has only generateName, generateName plus the
 // start of the request uid (unique per request, the same on retries of that request).
-std::string workload_base_name(const WorkloadView& view, std::string_view uid) {
+std::string workload_base_name(const view::WorkloadView& view, std::string_view uid) {
   if (!view.name.empty()) return view.name;
   std::string suffix;
   for (char c : uid) {
@@ -53,7 +53,8 @@ std::optional<std::string> queue_for(const Rule& rule, simdjson::dom::element ob
 }
 
 // The gang a pod template is in; none when its member's filters leave it out.
-const GangGroupView* gang_of(const WorkloadView& view, const std::string& component, const std::string& instance) {
+const view::GangGroupView* gang_of(const view::WorkloadView& view, const std::string& component,
+                                   const std::string& instance) {
   for (const auto& g : view.gangs)
     if (g.counts(component, instance)) return &g;
   return nullptr;
@@ -61,7 +62,7 @@ const GangGroupView* gang_of(const WorkloadView& view, const std::string& compon
 
 // Renders `templates` into `out` from position `at` on, reusing the strings already there (the same
 // edits are rendered once per pod template).
-void render_into(StringPairs& out, size_t& at, const TemplatePairs& templates, const TemplateValues& values,
+void render_into(json::StringPairs& out, size_t& at, const TemplatePairs& templates, const TemplateValues& values,
                  bool in_no_gang = false) {
   for (const auto& [key, t] : templates) {
     if (in_no_gang && t.about_gang()) continue;
@@ -73,7 +74,7 @@ void render_into(StringPairs& out, size_t& at, const TemplatePairs& templates, c
   }
 }
 
-void put_into(StringPairs& out, size_t& at, std::string_view key, std::string_view value) {
+void put_into(json::StringPairs& out, size_t& at, std::string_view key, std::string_view value) {
   if (at == out.size()) out.emplace_back();
   out[at].first = key;
   out[at].second = value;
@@ -87,19 +88,21 @@ bool any_uses_group(std::initializer_list<const TemplatePairs*> lists) {
   return false;
 }
 
-StringPairs render(const TemplatePairs& templates, const TemplateValues& values) {
-  StringPairs out;
+json::StringPairs render(const TemplatePairs& templates, const TemplateValues& values) {
+  json::StringPairs out;
   size_t at = 0;
   render_into(out, at, templates, values);
   return out;
 }
 
-std::string quantity_text(const std::string& resource, const Quantity& q) { return q.str(is_byte_resource(resource)); }
+std::string quantity_text(const std::string& resource, const view::Quantity& q) {
+  return q.str(view::is_byte_resource(resource));
+}
 
 }  // namespace
 
-Reviewer::Reviewer(const AdmissionRequest& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc,
-                   bool standalone)
+Reviewer::Reviewer(const AdmissionRequest& req, const Rule& rule, const view::WorkloadView& view,
+                   json::ObjectDocument& doc, bool standalone)
     : req_(req), rule_(rule), view_(view), doc_(doc), profile_(profile_edits(rule, view, standalone)) {
   // The gang name chosen when the workload was created stays its name: an update of an object made from
   // generateName must not rename the gangs its pods and PodGroups already carry. It is read from the stored
@@ -107,14 +110,14 @@ Reviewer::Reviewer(const AdmissionRequest& req, const Rule& rule, const Workload
   if (req.has_old_object) name_ = recorded_group_name(req.old_object);
   if (name_.empty()) name_ = workload_base_name(view, req.uid);
   queue_ = queue_for(rule, req.object).value_or("");
-  for (const auto& g : view.gangs) gang_names_.push_back(gang_object_name(name_, view.gangs, g));
+  for (const auto& g : view.gangs) gang_names_.push_back(view::gang_object_name(name_, view.gangs, g));
   values_.name = name_;
   namespace_name_ = req.namespace_name.empty() ? view.namespace_name : std::string(req.namespace_name);
   values_.namespace_name = namespace_name_;
   values_.kind = view.gvk.kind;
   values_.queue = queue_;
   values_.pods = view.total_pods;
-  values_.gpus = gpu_count(view.total_requests);
+  values_.gpus = view::gpu_count(view.total_requests);
   values_.group = gang_names_.empty() ? std::string_view(name_) : std::string_view(gang_names_.front());
   values_.gang_size = view.gangs.empty() ? view.total_pods : view.gangs.front().min_member;
   if (profile_.writes_priority_class || rule.writes_priority_class)
@@ -125,34 +128,34 @@ Reviewer::Reviewer(const AdmissionRequest& req, const Rule& rule, const Workload
       any_uses_group({&profile_.pod_labels, &profile_.pod_annotations, &rule.pod_labels, &rule.pod_annotations});
 }
 
-const ProfileEdits& Reviewer::profile_edits(const Rule& rule, const WorkloadView& view, bool standalone) {
+const ProfileEdits& Reviewer::profile_edits(const Rule& rule, const view::WorkloadView& view, bool standalone) {
   static const ProfileEdits no_profile;
   return rule.profile ? Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone) : no_profile;
 }
 
-std::string_view Reviewer::task_groups_of(const GangGroupView* gang) {
+std::string_view Reviewer::task_groups_of(const view::GangGroupView* gang) {
   if (!gang || task_groups_.empty()) return {};
   std::string& json = task_groups_[gang - view_.gangs.data()];
   if (json.empty())
     json = task_groups_json(
-        gang_members(*gang, view_.components, rule_.profile ? rule_.profile->gang_rule : GangRule::Minimum),
+        view::gang_members(*gang, view_.components, rule_.profile ? rule_.profile->gang_rule : view::GangRule::Minimum),
         view_.document(doc_).root());
   return json;
 }
 
 std::string Reviewer::patch(std::vector<std::string>& warnings) {
-  JsonPatchBuilder patch(doc_.root());
-  PodEditor editor(view_, patch);
+  json::JsonPatchBuilder patch(doc_.root());
+  view::PodEditor editor(view_, patch);
   const ProfileEdits& profile = profile_;
-  PodEdits edits;  // reused from one pod template to the next
+  view::PodEdits edits;  // reused from one pod template to the next
   edits.scheduler_name = profile.scheduler_name;
   for (const auto& c : view_.components)
     for (const auto& i : c.instances) {
-      if (i.shape == PodShape::Logical || !changed_by_this_request(i.location)) continue;
+      if (i.shape == view::PodShape::Logical || !changed_by_this_request(i.location)) continue;
       TemplateValues v = values_;
       v.component = c.name;
       v.instance = i.id;
-      const GangGroupView* gang = gang_of(view_, c.name, i.id);
+      const view::GangGroupView* gang = gang_of(view_, c.name, i.id);
       v.group = gang ? std::string_view(gang_names_[gang - view_.gangs.data()]) : std::string_view(name_);
       v.gang_size = gang ? gang->min_member : view_.total_pods;
       v.task_groups = task_groups_of(gang);
@@ -175,7 +178,7 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
       editor.edit(i, edits, warnings);
     }
   editor.finish(doc_.root(), warnings);
-  RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
+  view::RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
   if (profile_.pod_group && rule_.profile) {
     // What the PodGroup controller needs to make this workload's PodGroups after admission, decided here once.
     root.labels.emplace_back(kProfileLabel, rule_.profile->name);
@@ -185,9 +188,9 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
   if (rule_.summary_annotations) {
     root.annotations.emplace_back("workload-map.io/gang-size", std::to_string(values_.gang_size));
     root.annotations.emplace_back("workload-map.io/pods", std::to_string(view_.total_pods));
-    root.annotations.emplace_back("workload-map.io/requests", resources_json(view_.total_requests));
+    root.annotations.emplace_back("workload-map.io/requests", view::resources_json(view_.total_requests));
   }
-  apply_root_edits(patch, root, warnings);
+  view::apply_root_edits(patch, root, warnings);
   return patch.empty() ? std::string() : patch.str();
 }
 
@@ -203,7 +206,7 @@ bool Reviewer::changed_by_this_request(const std::string& location) const {
 std::vector<std::string> Reviewer::unmeetable() const {
   std::vector<std::string> out;
   const std::string scheduler = profile_.scheduler_name ? *profile_.scheduler_name : "its scheduler";
-  for (const auto& why : unmeetable_gangs(view_.gangs, gang_names_))
+  for (const auto& why : view::unmeetable_gangs(view_.gangs, gang_names_))
     out.push_back(display_name(view_, req_.namespace_name) + " never starts under " + scheduler + ": " + why);
   return out;
 }
@@ -239,7 +242,7 @@ std::vector<std::string> Reviewer::violations() {
   const std::optional<std::string>& profile_scheduler = profile_.scheduler_name;
   for (const auto& c : view_.components)
     for (const auto& i : c.instances) {
-      if (i.shape == PodShape::Logical) continue;
+      if (i.shape == view::PodShape::Logical) continue;
       const std::string where = c.name + "/" + i.id;
       if (i.scheduler_name && !limits.allowed_schedulers.empty() &&
           std::find(limits.allowed_schedulers.begin(), limits.allowed_schedulers.end(), *i.scheduler_name) ==
@@ -254,11 +257,11 @@ std::vector<std::string> Reviewer::violations() {
         out.push_back(who + ": pod template " + where + " sets schedulerName \"" + *i.scheduler_name +
                       "\"; namespace " + namespace_name_ + " is scheduled by " + *profile_scheduler +
                       ": remove the field");
-      if (limits.require_requests_with_gpus && i.shape != PodShape::Fragmented) {
+      if (limits.require_requests_with_gpus && i.shape != view::PodShape::Fragmented) {
         simdjson::dom::element pod_spec;
-        std::string at = i.shape == PodShape::PodTemplate ? i.location + "/spec" : i.location;
+        std::string at = i.shape == view::PodShape::PodTemplate ? i.location + "/spec" : i.location;
         if (view_.document(doc_).root().at_pointer(at).get(pod_spec) == simdjson::SUCCESS)
-          for (const auto& name : gpu_containers_missing_requests(pod_spec, {"cpu", "memory"}))
+          for (const auto& name : view::gpu_containers_missing_requests(pod_spec, {"cpu", "memory"}))
             out.push_back(who + ": container " + name + " in " + where +
                           " asks for GPUs in its limits but does not request cpu and memory");
       }

@@ -14,11 +14,11 @@
 namespace wm::webhook {
 
 // "Kind namespace/name" (name* for a generateName object), as messages name a workload.
-std::string display_name(const WorkloadView& view, std::string_view namespace_name);
+std::string display_name(const view::WorkloadView& view, std::string_view namespace_name);
 
 class Reviewer {
  public:
-  Reviewer(const AdmissionRequest& req, const Rule& rule, const WorkloadView& view, ObjectDocument& doc,
+  Reviewer(const AdmissionRequest& req, const Rule& rule, const view::WorkloadView& view, json::ObjectDocument& doc,
            bool standalone);
 
   // /mutate: the RFC 6902 patch of every pod template and of the workload itself; what cannot be edited is added to
@@ -33,9 +33,9 @@ class Reviewer {
 
  private:
   // The rule's profile with its override for this kind merged in; no edits without a profile.
-  static const ProfileEdits& profile_edits(const Rule& rule, const WorkloadView& view, bool standalone);
+  static const ProfileEdits& profile_edits(const Rule& rule, const view::WorkloadView& view, bool standalone);
   // The gang's task groups, made the first time one of its pod templates needs them: every pod gets the same text.
-  std::string_view task_groups_of(const GangGroupView* gang);
+  std::string_view task_groups_of(const view::GangGroupView* gang);
   // On UPDATE, a pod template is edited only when this update changes it. One it leaves alone stays exactly as
   // stored: the API server holds some immutable (a Job's), and for others any change starts a rollout of every pod
   // (a Deployment's), so a policy change must not be written into them by an unrelated update (a label, a scale).
@@ -43,8 +43,8 @@ class Reviewer {
 
   const AdmissionRequest& req_;
   const Rule& rule_;
-  const WorkloadView& view_;
-  ObjectDocument& doc_;
+  const view::WorkloadView& view_;
+  json::ObjectDocument& doc_;
   const ProfileEdits& profile_;
   std::string name_, namespace_name_, queue_;
   std::vector<std::string> gang_names_;   // by position in view_.gangs

@@ -172,7 +172,7 @@ class Session : public std::enable_shared_from_this<Session> {
       Endpoint endpoint = path == "/mutate" ? Endpoint::Mutate : Endpoint::Validate;
       shared_.metrics.review_started();
       AdmissionResult result = review(endpoint, req.body(), state, parser);
-      shed_capacity(parser);
+      json::shed_capacity(parser);
       shared_.metrics.review_finished();
       const LogLevel level = result.outcome == Outcome::Denied ? LogLevel::Info : LogLevel::Warn;
       if (!result.message.empty() && shared_.log.enabled(level))
@@ -344,15 +344,14 @@ struct Server::Impl {
   }
 
   void reload() {
-    std::string error;
-    if (auto tls_result = shared.tls.reload_if_changed(error)) {
-      shared.metrics.reload("certificate", *tls_result);
-      if (*tls_result) {
+    if (auto tls_result = shared.tls.reload_if_changed()) {
+      shared.metrics.reload("certificate", tls_result->ok());
+      if (tls_result->ok()) {
         shared.metrics.set_certificate_expiry(shared.tls.certificate_expiry());
         shared.log.log(LogLevel::Info, "certificate reloaded");
       } else {
         shared.log.log(LogLevel::Error, "certificate reload failed; the previous certificate stays in use",
-                       {{"error", error}});
+                       {{"error", tls_result->error()}});
       }
     }
     for (const auto& r : shared.state.reload_if_changed()) {

@@ -30,7 +30,7 @@ bool StateStore::load_policy(std::vector<std::string>& errors) {
     }
     std::stringstream text;
     text << in.rdbuf();
-    Diagnostics problems;
+    catalog::Diagnostics problems;
     auto loaded = Policy::load(text.str(), sources_.policy_file, problems);
     for (const auto& p : problems) errors.push_back(p.str());
     if (!loaded) return false;
@@ -42,15 +42,15 @@ bool StateStore::load_policy(std::vector<std::string>& errors) {
 }
 
 bool StateStore::load_definitions(std::vector<std::string>& errors) {
-  Diagnostics problems;
+  catalog::Diagnostics problems;
   bool first;
   {
     std::lock_guard lock(mutex_);
     first = !state_.catalog;
   }
-  Catalog builtin = first ? Catalog::embedded(problems) : Catalog();
-  Catalog directories;
-  for (const auto& dir : sources_.definition_dirs) directories.merge(Catalog::from_directory(dir, problems));
+  catalog::Catalog builtin = first ? catalog::Catalog::embedded(problems) : catalog::Catalog();
+  catalog::Catalog directories;
+  for (const auto& dir : sources_.definition_dirs) directories.merge(catalog::Catalog::from_directory(dir, problems));
   for (const auto& p : problems) errors.push_back(p.str());
   if (!problems.empty()) return false;
   std::lock_guard lock(mutex_);
@@ -61,7 +61,7 @@ bool StateStore::load_definitions(std::vector<std::string>& errors) {
 }
 
 void StateStore::compose_catalog() {
-  auto catalog = std::make_shared<Catalog>(builtin_);
+  auto catalog = std::make_shared<catalog::Catalog>(builtin_);
   for (const auto& d : from_cluster_) catalog->put(d);
   for (const auto& d : from_directories_.definitions()) catalog->put(d);
   state_.catalog = std::move(catalog);
@@ -72,7 +72,7 @@ void StateStore::expect_cluster_definitions() {
   cluster_expected_ = true;
 }
 
-void StateStore::set_cluster_definitions(std::vector<std::shared_ptr<const Definition>> definitions) {
+void StateStore::set_cluster_definitions(std::vector<std::shared_ptr<const catalog::Definition>> definitions) {
   std::lock_guard lock(mutex_);
   from_cluster_ = std::move(definitions);
   cluster_loaded_ = true;

@@ -36,10 +36,10 @@ class StateStore {
   // Not ready until the first set of cluster definitions arrives (the first list of Karta objects).
   void expect_cluster_definitions();
   // The Karta objects' definitions now in force (each already checked); replaces the previous set.
-  void set_cluster_definitions(std::vector<std::shared_ptr<const Definition>> definitions);
+  void set_cluster_definitions(std::vector<std::shared_ptr<const catalog::Definition>> definitions);
 
   // The objects workloads refer to: the cluster side keeps them current, admission reads them.
-  ReferenceStore& references() { return *references_; }
+  view::ReferenceStore& references() { return *references_; }
 
   AdmissionState current() const;
   bool ready() const;
@@ -53,9 +53,9 @@ class StateStore {
   FileWatch policy_watch_, definitions_watch_;
   mutable std::mutex mutex_;
   AdmissionState state_;
-  std::shared_ptr<ReferenceStore> references_ = std::make_shared<ReferenceStore>();
-  Catalog builtin_, from_directories_;
-  std::vector<std::shared_ptr<const Definition>> from_cluster_;
+  std::shared_ptr<view::ReferenceStore> references_ = std::make_shared<view::ReferenceStore>();
+  catalog::Catalog builtin_, from_directories_;
+  std::vector<std::shared_ptr<const catalog::Definition>> from_cluster_;
   bool cluster_expected_ = false, cluster_loaded_ = false;
 };
 

@@ -42,40 +42,32 @@ double not_after(const std::string& certificate_file) {
 TlsContexts::TlsContexts(TlsFiles files)
     : files_(files), watch_({files.certificate, files.key, files.client_ca.empty() ? files.key : files.client_ca}) {}
 
-bool TlsContexts::load(std::string& error) {
+Result<void> TlsContexts::load() {
   auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
   SSL_CTX* native = ctx->native_handle();
   SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
   SSL_CTX_set_options(native, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-  if (SSL_CTX_use_certificate_chain_file(native, files_.certificate.c_str()) != 1) {
-    error = "cannot use certificate " + files_.certificate + ": " + openssl_error();
-    return false;
-  }
-  if (SSL_CTX_use_PrivateKey_file(native, files_.key.c_str(), SSL_FILETYPE_PEM) != 1) {
-    error = "cannot use key " + files_.key + ": " + openssl_error();
-    return false;
-  }
-  if (SSL_CTX_check_private_key(native) != 1) {
-    error = "the key " + files_.key + " does not match the certificate " + files_.certificate;
-    return false;
-  }
+  if (SSL_CTX_use_certificate_chain_file(native, files_.certificate.c_str()) != 1)
+    return Error{"cannot use certificate " + files_.certificate + ": " + openssl_error()};
+  if (SSL_CTX_use_PrivateKey_file(native, files_.key.c_str(), SSL_FILETYPE_PEM) != 1)
+    return Error{"cannot use key " + files_.key + ": " + openssl_error()};
+  if (SSL_CTX_check_private_key(native) != 1)
+    return Error{"the key " + files_.key + " does not match the certificate " + files_.certificate};
   if (!files_.client_ca.empty()) {
-    if (SSL_CTX_load_verify_locations(native, files_.client_ca.c_str(), nullptr) != 1) {
-      error = "cannot use client CA " + files_.client_ca + ": " + openssl_error();
-      return false;
-    }
+    if (SSL_CTX_load_verify_locations(native, files_.client_ca.c_str(), nullptr) != 1)
+      return Error{"cannot use client CA " + files_.client_ca + ": " + openssl_error()};
     SSL_CTX_set_verify(native, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
   }
   double expiry = not_after(files_.certificate);
   std::lock_guard lock(mutex_);
   current_ = std::move(ctx);
   expiry_ = expiry;
-  return true;
+  return {};
 }
 
-std::optional<bool> TlsContexts::reload_if_changed(std::string& error) {
+std::optional<Result<void>> TlsContexts::reload_if_changed() {
   if (!watch_.changed()) return std::nullopt;
-  return load(error);
+  return load();
 }
 
 std::shared_ptr<ssl::context> TlsContexts::current() const {
@@ -83,7 +75,7 @@ std::shared_ptr<ssl::context> TlsContexts::current() const {
   return current_;
 }
 
-bool make_self_signed(const std::string& dir, std::string& error) {
+Result<void> make_self_signed(const std::string& dir) {
   EVP_PKEY* key = EVP_EC_gen("P-256");
   X509* cert = X509_new();
   bool ok = key && cert;
@@ -116,10 +108,11 @@ bool make_self_signed(const std::string& dir, std::string& error) {
     if (c) std::fclose(c);
     if (k) std::fclose(k);
   }
-  if (!ok) error = "cannot make a self-signed certificate: " + openssl_error();
+  std::string why = ok ? "" : openssl_error();
   X509_free(cert);
   EVP_PKEY_free(key);
-  return ok;
+  if (!ok) return Error{"cannot make a self-signed certificate: " + why};
+  return {};
 }
 
 }  // namespace wm::webhook

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "common/result.h"
 #include "webhook/file_watch.h"
 
 namespace wm::webhook {
@@ -21,9 +22,9 @@ class TlsContexts {
  public:
   explicit TlsContexts(TlsFiles files);
   // Builds a context from the files; on failure keeps the current one and says why.
-  bool load(std::string& error);
+  Result<void> load();
   // Reloads when a file changed; nothing (no change) or the result of the reload.
-  std::optional<bool> reload_if_changed(std::string& error);
+  std::optional<Result<void>> reload_if_changed();
   std::shared_ptr<boost::asio::ssl::context> current() const;
   double certificate_expiry() const { return expiry_; }  // unix seconds
 
@@ -37,6 +38,6 @@ class TlsContexts {
 
 // Writes a self-signed certificate for localhost and 127.0.0.1 (EC P-256, valid a year) into `dir`
 // as tls.crt and tls.key.
-bool make_self_signed(const std::string& dir, std::string& error);
+Result<void> make_self_signed(const std::string& dir);
 
 }  // namespace wm::webhook

@@ -18,7 +18,7 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-std::optional<ValueTemplate> ValueTemplate::parse(const std::string& text, std::string& error) {
+Result<ValueTemplate> ValueTemplate::parse(const std::string& text) {
   ValueTemplate t;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -29,20 +29,15 @@ std::optional<ValueTemplate> ValueTemplate::parse(const std::string& text, std::
     }
     if (open > pos) t.parts_.push_back({text.substr(pos, open - pos)});
     size_t close = text.find("}}", open);
-    if (close == std::string::npos) {
-      error = "unclosed {{ in \"" + text + "\"";
-      return std::nullopt;
-    }
+    if (close == std::string::npos) return Error{"unclosed {{ in \"" + text + "\""};
     std::string name = trim(text.substr(open + 2, close - open - 2));
     int index = -1;
     for (int i = 0; i < static_cast<int>(std::size(kVariables)); ++i)
       if (name == kVariables[i]) index = i;
-    if (index < 0) {
-      error = "unknown template variable {{" + name +
-              "}} (known: name, namespace, kind, group, component, instance, queue, priorityClassName, taskGroups, "
-              "gangSize, pods, gpus)";
-      return std::nullopt;
-    }
+    if (index < 0)
+      return Error{"unknown template variable {{" + name +
+                   "}} (known: name, namespace, kind, group, component, instance, queue, priorityClassName, "
+                   "taskGroups, gangSize, pods, gpus)"};
     t.parts_.push_back({"", index});
     t.about_gang_ = t.about_gang_ || name == "group" || name == "gangSize" || name == "taskGroups";
     pos = close + 2;

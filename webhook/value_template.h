@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
+
 namespace wm::webhook {
 
 // The values a template may use: views of strings the caller keeps.
@@ -19,7 +21,7 @@ struct TemplateValues {
 class ValueTemplate {
  public:
   // Refuses unknown variables and unclosed braces, naming them in `error`.
-  static std::optional<ValueTemplate> parse(const std::string& text, std::string& error);
+  static Result<ValueTemplate> parse(const std::string& text);
   std::string render(const TemplateValues& values) const;
   void render_into(std::string& out, const TemplateValues& values) const;  // appends
   bool uses(const char* variable) const;

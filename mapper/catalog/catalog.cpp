@@ -9,7 +9,7 @@
 #include "mapper/catalog/embedded_definitions.h"
 #include "mapper/json/json_read.h"
 
-namespace wm {
+namespace wm::catalog {
 
 namespace {
 
@@ -101,7 +101,7 @@ void Catalog::warm_up() const {
 
 bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view kind) const {
   if (find(api_version, kind).definition) return true;
-  const auto group = split_api_version(api_version).first;
+  const auto group = json::split_api_version(api_version).first;
   auto same = [&](const GroupVersionKind& gvk) { return gvk.kind == kind && gvk.group == group; };
   for (const auto& d : definitions_) {
     for (const auto& c : d->components)
@@ -119,7 +119,7 @@ Path Catalog::replica_key(std::string_view text) const {
 }
 
 Catalog::Match Catalog::find(std::string_view api_version, std::string_view kind) const {
-  const auto [group, version] = split_api_version(api_version);
+  const auto [group, version] = json::split_api_version(api_version);
   Match none;
   for (const auto& d : definitions_) {
     if (d->gvk.kind != kind || d->gvk.group != group) continue;
@@ -131,4 +131,4 @@ Catalog::Match Catalog::find(std::string_view api_version, std::string_view kind
   return none;
 }
 
-}  // namespace wm
+}  // namespace wm::catalog

@@ -9,7 +9,7 @@
 #include "mapper/catalog/definition.h"
 #include "mapper/catalog/diagnostic.h"
 
-namespace wm {
+namespace wm::catalog {
 
 class Catalog {
  public:
@@ -48,4 +48,4 @@ class Catalog {
   std::vector<std::shared_ptr<const Definition>> definitions_;
 };
 
-}  // namespace wm
+}  // namespace wm::catalog

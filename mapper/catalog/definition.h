@@ -15,9 +15,9 @@
 
 #include "mapper/expr/path_expression.h"
 
-namespace wm {
+namespace wm::catalog {
 
-using Path = std::shared_ptr<const PathExpression>;  // null when the field is not set
+using Path = std::shared_ptr<const expr::PathExpression>;  // null when the field is not set
 
 struct GroupVersionKind {
   std::string group, version, kind;
@@ -188,4 +188,4 @@ struct Definition {
 void for_each_object_path(const Definition& definition,
                           const std::function<void(const std::string& field, const Path& path)>& each);
 
-}  // namespace wm
+}  // namespace wm::catalog

@@ -9,9 +9,10 @@
 #include <sstream>
 
 #include "mapper/catalog/yaml_guard.h"
+#include "mapper/catalog/yaml_reader.h"
 #include "mapper/expr/jq_guard.h"
 
-namespace wm {
+namespace wm::catalog {
 
 const ComponentDefinition* Definition::component(const std::string& name) const {
   for (const auto& c : components)
@@ -81,48 +82,12 @@ std::string one_line(std::string message) {
   return message;
 }
 
-class Reader {
+// The definitions' reader: YamlReader's fields, and jq expressions queued for compiling with the rest of the load.
+class Reader : public YamlReader {
  public:
-  Reader(std::string file, Diagnostics& errors, std::shared_ptr<JqLibrary> library,
+  Reader(std::string file, Diagnostics& errors, std::shared_ptr<expr::JqLibrary> library,
          std::vector<DefinitionLoader::PendingCheck>& checks, size_t document)
-      : file_(std::move(file)), errors_(errors), library_(std::move(library)), checks_(checks), document_(document) {}
-
-  void error(const YAML::Node& at, int fallback_line, const std::string& field, const std::string& message) {
-    int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
-    errors_.push_back({file_, line, field, message});
-  }
-
-  static int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
-
-  // A mapping whose keys are all in `allowed`; unknown keys are reported (they are usually typos).
-  bool map(const YAML::Node& node, const std::string& field, std::initializer_list<const char*> allowed) {
-    if (!node.IsMap()) {
-      error(node, 0, field, "must be a mapping");
-      return false;
-    }
-    for (const auto& entry : node) {
-      std::string key = entry.first.Scalar();
-      bool known = false;
-      for (const char* a : allowed) known = known || key == a;
-      if (!known) error(entry.first, line_of(node), field.empty() ? key : field + "." + key, "unknown field");
-    }
-    return true;
-  }
-
-  std::optional<std::string> string(const YAML::Node& parent, const char* key, const std::string& field,
-                                    bool required) {
-    YAML::Node node = parent[key];
-    std::string name = field.empty() ? key : field + "." + key;
-    if (!node.IsDefined() || node.IsNull()) {
-      if (required) error(parent, line_of(parent), name, "is required");
-      return std::nullopt;
-    }
-    if (!node.IsScalar()) {
-      error(node, line_of(parent), name, "must be a string");
-      return std::nullopt;
-    }
-    return node.Scalar();
-  }
+      : YamlReader(std::move(file), errors), library_(std::move(library)), checks_(checks), document_(document) {}
 
   Path path(const YAML::Node& parent, const char* key, const std::string& field, bool required = false) {
     auto source = string(parent, key, field, required);
@@ -142,37 +107,20 @@ class Reader {
       error(at, fallback_line, field, "jq expression contains a NUL character");
       return nullptr;
     }
-    if (auto construct = unbounded_jq_construct(source)) {
+    if (auto construct = expr::unbounded_jq_construct(source)) {
       error(at, fallback_line, field,
             "jq expression uses " + *construct +
                 ", which may not terminate or reaches outside the object; definitions run on every admission");
       return nullptr;
     }
-    auto path = std::make_shared<const PathExpression>(source, library_);
+    auto path = std::make_shared<const expr::PathExpression>(source, library_);
     int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
-    if (auto index = path->library_index()) checks_.push_back({*index, {file_, line, field, ""}, document_});
+    if (auto index = path->library_index()) checks_.push_back({*index, {file(), line, field, ""}, document_});
     return path;
   }
 
-  // Calls `each` for every item of the sequence at parent[key], if present.
-  void sequence(const YAML::Node& parent, const char* key, const std::string& field,
-                const std::function<void(const YAML::Node&, const std::string&)>& each) {
-    YAML::Node node = parent[key];
-    if (!node.IsDefined() || node.IsNull()) return;
-    std::string name = field.empty() ? key : field + "." + key;
-    if (!node.IsSequence()) {
-      error(node, line_of(parent), name, "must be a list");
-      return;
-    }
-    for (size_t i = 0; i < node.size(); ++i) each(node[i], name + "[" + std::to_string(i) + "]");
-  }
-
-  const std::string& file() const { return file_; }
-
  private:
-  std::string file_;
-  Diagnostics& errors_;
-  std::shared_ptr<JqLibrary> library_;
+  std::shared_ptr<expr::JqLibrary> library_;
   std::vector<DefinitionLoader::PendingCheck>& checks_;
   size_t document_;
 };
@@ -229,28 +177,32 @@ class DefinitionReader {
     });
     if (def.components.front().kind) def.gvk = *def.components.front().kind;
     def.versions.push_back(def.gvk.version);
-    if (metadata.IsMap()) same_schema_versions(metadata["annotations"], def);
-    if (metadata.IsMap()) named_minimums(metadata["annotations"], def);
-    if (metadata.IsMap()) sub_groups(metadata["annotations"], def);
-    if (metadata.IsMap()) extra_gangs(metadata["annotations"], def);
-    if (metadata.IsMap()) wrapped_objects(metadata["annotations"], def);
-    if (metadata.IsMap()) references(metadata["annotations"], def);
+    if (metadata.IsMap()) annotations(metadata["annotations"], def);
     check_structure(def, structure, sd);
-
-    YAML::Node optimization = spec["optimizationInstructions"];
-    if (optimization.IsDefined() && r_.map(optimization, "spec.optimizationInstructions", {"gangScheduling"})) {
-      YAML::Node gang = optimization["gangScheduling"];
-      const std::string gf = "spec.optimizationInstructions.gangScheduling";
-      if (gang.IsDefined() && r_.map(gang, gf, {"podGroups", "podGroup"})) {
-        r_.sequence(gang, "podGroups", gf,
-                    [&](const YAML::Node& n, const std::string& f) { def.pod_groups.push_back(pod_group(n, f, def)); });
-        if (gang["podGroup"].IsDefined()) def.pod_group = gang_pod_group(gang["podGroup"], gf + ".podGroup", def);
-      }
-    }
+    gang_scheduling(spec["optimizationInstructions"], def);
     return def;
   }
 
  private:
+  // What the definition says in metadata.annotations, beyond what a Karta's spec can.
+  void annotations(const YAML::Node& annotations, Definition& def) {
+    same_schema_versions(annotations, def);
+    named_minimums(annotations, def);
+    sub_groups(annotations, def);
+    extra_gangs(annotations, def);
+    wrapped_objects(annotations, def);
+    references(annotations, def);
+  }
+
+  void gang_scheduling(const YAML::Node& optimization, Definition& def) {
+    if (!optimization.IsDefined() || !r_.map(optimization, "spec.optimizationInstructions", {"gangScheduling"})) return;
+    YAML::Node gang = optimization["gangScheduling"];
+    const std::string gf = "spec.optimizationInstructions.gangScheduling";
+    if (!gang.IsDefined() || !r_.map(gang, gf, {"podGroups", "podGroup"})) return;
+    r_.sequence(gang, "podGroups", gf,
+                [&](const YAML::Node& n, const std::string& f) { def.pod_groups.push_back(pod_group(n, f, def)); });
+    if (gang["podGroup"].IsDefined()) def.pod_group = gang_pod_group(gang["podGroup"], gf + ".podGroup", def);
+  }
   std::optional<GroupVersionKind> gvk(const YAML::Node& node, const std::string& field, bool group_required) {
     GroupVersionKind out;
     auto group = r_.string(node, "group", field, false);
@@ -597,58 +549,9 @@ class DefinitionReader {
     YAML::Node at;
     std::string field;
     const YAML::Node refs = annotation_yaml(annotations, kReferencesAnnotation, at, field);
-    for (const auto& entry : refs) {
-      ReferenceDefinition r;
-      r.name = entry.first.Scalar();
-      const std::string f = field + "." + r.name;
-      const YAML::Node& spec = entry.second;
-      if (!spec.IsMap()) {
-        r_.error(at, 0, f, "must be a mapping (kinds, kind, name)");
-        continue;
-      }
-      for (const auto& key : spec)
-        if (key.first.Scalar() != "kinds" && key.first.Scalar() != "kind" && key.first.Scalar() != "name")
-          r_.error(at, 0, f + "." + key.first.Scalar(), "unknown field (kinds, kind, name)");
-      if (const YAML::Node kinds = spec["kinds"]; kinds.IsDefined() && kinds.IsSequence() && kinds.size() > 0) {
-        for (size_t i = 0; i < kinds.size(); ++i) {
-          const std::string kf = f + ".kinds[" + std::to_string(i) + "]";
-          const YAML::Node k = kinds[i];
-          if (!k.IsMap()) {
-            r_.error(at, 0, kf,
-                     "must give version and kind (and group, and namespaced: false for a cluster-scoped kind)");
-            continue;
-          }
-          auto gvk = this->gvk(k, kf, false);
-          if (!gvk) continue;
-          ReferenceDefinition::Kind kind;
-          kind.gvk = std::move(*gvk);
-          if (const YAML::Node n = k["namespaced"]; n.IsDefined()) {
-            if (n.IsScalar() && (n.Scalar() == "true" || n.Scalar() == "false"))
-              kind.namespaced = n.Scalar() == "true";
-            else
-              r_.error(at, 0, kf + ".namespaced", "must be true or false");
-          }
-          r.kinds.push_back(std::move(kind));
-        }
-      } else {
-        r_.error(at, 0, f + ".kinds", "must list the kinds the reference may name");
-      }
-      auto expression = [&](const char* key, bool required) -> Path {
-        const YAML::Node n = spec[key];
-        if (!n.IsDefined() || n.IsNull()) {
-          if (required) r_.error(at, 0, f + "." + key, "is required: a jq expression");
-          return nullptr;
-        }
-        if (!n.IsScalar() || n.Scalar().empty()) {
-          r_.error(at, 0, f + "." + key, "must be a jq expression");
-          return nullptr;
-        }
-        return r_.expression(n.Scalar(), at, Reader::line_of(at), f + "." + key);
-      };
-      r.kind = expression("kind", r.kinds.size() > 1);
-      r.object_name = expression("name", true);
-      def.references.push_back(std::move(r));
-    }
+    for (const auto& entry : refs)
+      if (auto r = reference(entry.first.Scalar(), entry.second, at, field + "." + entry.first.Scalar()))
+        def.references.push_back(std::move(*r));
     if (annotations.IsMap())
       def.resolved_object = r_.path(annotations, kResolvedObjectAnnotation.data(), "metadata.annotations");
     if (!def.references.empty() && !def.resolved_object)
@@ -658,6 +561,61 @@ class DefinitionReader {
     if (def.references.empty() && def.resolved_object)
       r_.error(annotations, 0, "metadata.annotations." + std::string(kResolvedObjectAnnotation),
                "reads references, but " + std::string(kReferencesAnnotation) + " names none");
+  }
+
+  // One entry of workload-map.io/references; the annotation's text is all at `at` (a YAML string inside YAML).
+  std::optional<ReferenceDefinition> reference(const std::string& name, const YAML::Node& spec, const YAML::Node& at,
+                                               const std::string& f) {
+    if (!spec.IsMap()) {
+      r_.error(at, 0, f, "must be a mapping (kinds, kind, name)");
+      return std::nullopt;
+    }
+    ReferenceDefinition r;
+    r.name = name;
+    for (const auto& key : spec)
+      if (key.first.Scalar() != "kinds" && key.first.Scalar() != "kind" && key.first.Scalar() != "name")
+        r_.error(at, 0, f + "." + key.first.Scalar(), "unknown field (kinds, kind, name)");
+    if (const YAML::Node kinds = spec["kinds"]; kinds.IsDefined() && kinds.IsSequence() && kinds.size() > 0) {
+      for (size_t i = 0; i < kinds.size(); ++i)
+        if (auto kind = reference_kind(kinds[i], at, f + ".kinds[" + std::to_string(i) + "]"))
+          r.kinds.push_back(std::move(*kind));
+    } else {
+      r_.error(at, 0, f + ".kinds", "must list the kinds the reference may name");
+    }
+    auto expression = [&](const char* key, bool required) -> Path {
+      const YAML::Node n = spec[key];
+      if (!n.IsDefined() || n.IsNull()) {
+        if (required) r_.error(at, 0, f + "." + key, "is required: a jq expression");
+        return nullptr;
+      }
+      if (!n.IsScalar() || n.Scalar().empty()) {
+        r_.error(at, 0, f + "." + key, "must be a jq expression");
+        return nullptr;
+      }
+      return r_.expression(n.Scalar(), at, Reader::line_of(at), f + "." + key);
+    };
+    r.kind = expression("kind", r.kinds.size() > 1);
+    r.object_name = expression("name", true);
+    return r;
+  }
+
+  std::optional<ReferenceDefinition::Kind> reference_kind(const YAML::Node& k, const YAML::Node& at,
+                                                          const std::string& kf) {
+    if (!k.IsMap()) {
+      r_.error(at, 0, kf, "must give version and kind (and group, and namespaced: false for a cluster-scoped kind)");
+      return std::nullopt;
+    }
+    auto gvk = this->gvk(k, kf, false);
+    if (!gvk) return std::nullopt;
+    ReferenceDefinition::Kind kind;
+    kind.gvk = std::move(*gvk);
+    if (const YAML::Node n = k["namespaced"]; n.IsDefined()) {
+      if (n.IsScalar() && (n.Scalar() == "true" || n.Scalar() == "false"))
+        kind.namespaced = n.Scalar() == "true";
+      else
+        r_.error(at, 0, kf + ".namespaced", "must be true or false");
+    }
+    return kind;
   }
 
   // workload-map.io/referenced-pod-edits: {list, entry: {key: value}, instanceList, instanceKey, podMetadata}.
@@ -765,7 +723,7 @@ class DefinitionReader {
 
 }  // namespace
 
-DefinitionLoader::DefinitionLoader() : library_(std::make_shared<JqLibrary>()) {}
+DefinitionLoader::DefinitionLoader() : library_(std::make_shared<expr::JqLibrary>()) {}
 DefinitionLoader::~DefinitionLoader() = default;
 
 void DefinitionLoader::load(const std::string& text, const std::string& file) {
@@ -820,4 +778,4 @@ DefinitionLoad load_definitions(const std::string& text, const std::string& file
   return loader.finish();
 }
 
-}  // namespace wm
+}  // namespace wm::catalog

@@ -10,7 +10,7 @@
 #include "mapper/catalog/definition.h"
 #include "mapper/catalog/diagnostic.h"
 
-namespace wm {
+namespace wm::catalog {
 
 struct DefinitionLoad {
   std::vector<Definition> definitions;
@@ -34,7 +34,7 @@ class DefinitionLoader {
   };
 
  private:
-  std::shared_ptr<JqLibrary> library_;
+  std::shared_ptr<expr::JqLibrary> library_;
   std::vector<std::pair<size_t, Definition>> definitions_;  // with their document number
   std::vector<PendingCheck> checks_;
   Diagnostics errors_;
@@ -44,4 +44,4 @@ class DefinitionLoader {
 // One file on its own.
 DefinitionLoad load_definitions(const std::string& text, const std::string& file);
 
-}  // namespace wm
+}  // namespace wm::catalog

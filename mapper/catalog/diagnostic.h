@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace wm {
+namespace wm::catalog {
 
 struct Diagnostic {
   std::string file;
@@ -23,4 +23,4 @@ struct Diagnostic {
 
 using Diagnostics = std::vector<Diagnostic>;
 
-}  // namespace wm
+}  // namespace wm::catalog

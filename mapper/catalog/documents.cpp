@@ -12,7 +12,7 @@
 #include "mapper/catalog/yaml_guard.h"
 #include "mapper/json/json_writer.h"
 
-namespace wm {
+namespace wm::catalog {
 
 namespace {
 
@@ -30,7 +30,7 @@ std::string plain_scalar(const std::string& s) {
   // Every number starts with a sign, a digit or a point; the regexes below allocate, and an aliased scalar can be
   // read a million times.
   if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.'))
-    return json_string(s);
+    return json::json_string(s);
   static const std::regex decimal("[-+]?(0|[1-9][0-9_]*)");
   static const std::regex octal("[-+]?0[0-7_]+|0o[0-7]+");
   static const std::regex hex("0x[0-9a-fA-F_]+");
@@ -46,9 +46,9 @@ std::string plain_scalar(const std::string& s) {
   }
   if (std::regex_match(s, real)) {
     double d = std::strtod(digits.c_str(), nullptr);
-    if (std::isfinite(d)) return json_number(d);
+    if (std::isfinite(d)) return json::json_number(d);
   }
-  return json_string(s);
+  return json::json_string(s);
 }
 
 // A document's JSON may be at most this long: the API server takes 3 MiB objects, and YAML aliases can otherwise
@@ -73,7 +73,7 @@ void to_json(const YAML::Node& node, std::string& out) {
                  tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null") {
         out += plain_scalar(node.Scalar());
       } else {
-        append_json_string(out, node.Scalar());  // quoted, block scalars, !!str
+        json::append_json_string(out, node.Scalar());  // quoted, block scalars, !!str
       }
       return;
     }
@@ -95,7 +95,7 @@ void to_json(const YAML::Node& node, std::string& out) {
         if (!entry.first.IsScalar()) throw YAML::ParserException(entry.first.Mark(), "map keys must be scalars");
         if (!first) out.push_back(',');
         first = false;
-        append_json_string(out, entry.first.Scalar());
+        json::append_json_string(out, entry.first.Scalar());
         out.push_back(':');
         to_json(entry.second, out);
       }
@@ -142,4 +142,4 @@ std::vector<SourceDocument> read_document_file(const std::string& path, Diagnost
   return read_documents(text.str(), path, errors);
 }
 
-}  // namespace wm
+}  // namespace wm::catalog

@@ -7,7 +7,7 @@
 
 #include "mapper/catalog/diagnostic.h"
 
-namespace wm {
+namespace wm::catalog {
 
 struct SourceDocument {
   std::string json;
@@ -18,4 +18,4 @@ struct SourceDocument {
 std::vector<SourceDocument> read_documents(const std::string& text, const std::string& file, Diagnostics& errors);
 std::vector<SourceDocument> read_document_file(const std::string& path, Diagnostics& errors);
 
-}  // namespace wm
+}  // namespace wm::catalog

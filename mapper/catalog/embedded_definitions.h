@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-namespace wm {
+namespace wm::catalog {
 
 struct EmbeddedFile {
   std::string_view name;  // e.g. definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml
@@ -13,4 +13,4 @@ struct EmbeddedFile {
 
 std::span<const EmbeddedFile> embedded_definition_files();
 
-}  // namespace wm
+}  // namespace wm::catalog

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-namespace wm {
+namespace wm::catalog {
 
 namespace {
 
@@ -80,4 +80,4 @@ std::optional<std::string> yaml_nesting_too_deep(const std::string& text, size_t
   return std::nullopt;
 }
 
-}  // namespace wm
+}  // namespace wm::catalog

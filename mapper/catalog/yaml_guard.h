@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace wm {
+namespace wm::catalog {
 
 // A message when `text` nests flow collections ([ {) or block indentation deeper than `limit`.
 std::optional<std::string> yaml_nesting_too_deep(const std::string& text, size_t limit = 200);
@@ -23,4 +23,4 @@ inline int error_line(const YAML::Exception& e, int unknown = 0) {
   return e.mark.line >= 0 ? e.mark.line + 1 : unknown;
 }
 
-}  // namespace wm
+}  // namespace wm::catalog

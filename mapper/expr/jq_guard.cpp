@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace wm {
+namespace wm::expr {
 
 std::optional<std::string> unbounded_jq_construct(const std::string& s) {
   static const char* const refused[] = {
@@ -45,4 +45,4 @@ std::optional<std::string> unbounded_jq_construct(const std::string& s) {
   return std::nullopt;
 }
 
-}  // namespace wm
+}  // namespace wm::expr

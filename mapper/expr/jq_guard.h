@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-namespace wm {
+namespace wm::expr {
 
 // The first refused construct in `source`, or nothing.
 std::optional<std::string> unbounded_jq_construct(const std::string& source);
 
-}  // namespace wm
+}  // namespace wm::expr

@@ -12,7 +12,7 @@ extern "C" {
 #include "mapper/json/jq_input.h"
 #include "mapper/json/json_pointer.h"
 
-namespace wm {
+namespace wm::expr {
 
 namespace {
 
@@ -73,10 +73,10 @@ bool path_to_pointer(jv path, std::string& pointer) {
     jv key = jv_array_get(jv_copy(path), i);
     bool ok = true;
     if (jv_get_kind(key) == JV_KIND_STRING) {
-      append_pointer_token(pointer, jv_string_value(key));
+      json::append_pointer_token(pointer, jv_string_value(key));
     } else if (jv_get_kind(key) == JV_KIND_NUMBER && jv_number_value(key) >= 0 &&
                jv_number_value(key) == static_cast<double>(static_cast<long long>(jv_number_value(key)))) {
-      append_pointer_token(pointer, std::to_string(static_cast<long long>(jv_number_value(key))));
+      json::append_pointer_token(pointer, std::to_string(static_cast<long long>(jv_number_value(key))));
     } else {
       ok = false;
     }
@@ -88,7 +88,7 @@ bool path_to_pointer(jv path, std::string& pointer) {
 
 enum class RunStatus { Done, NotAPath };
 
-RunStatus run_state(jq_state* jq, size_t index, ObjectDocument& doc, bool paths, EvalResult& result) {
+RunStatus run_state(jq_state* jq, size_t index, json::ObjectDocument& doc, bool paths, json::EvalResult& result) {
   jv object = doc.jq_input().value;
   jv input = jv_array_append(
       jv_array_append(jv_array_append(jv_array(), jv_number(static_cast<double>(index))), jv_bool(paths)),
@@ -112,7 +112,7 @@ RunStatus run_state(jq_state* jq, size_t index, ObjectDocument& doc, bool paths,
       }
       return RunStatus::Done;
     }
-    Value value;
+    json::Value value;
     if (paths) {
       jv at = jv_getpath(jv_copy(object), jv_copy(out));
       value.has_pointer = path_to_pointer(out, value.pointer);
@@ -222,9 +222,9 @@ void JqLibrary::warm_up() const {
   if (!sources_.empty()) thread_state(id_, [this] { return program(); });
 }
 
-EvalResult JqLibrary::run(size_t index, ObjectDocument& doc, bool want_pointers) const {
+json::EvalResult JqLibrary::run(size_t index, json::ObjectDocument& doc, bool want_pointers) const {
   jq_state* jq = thread_state(id_, [this] { return program(); });
-  EvalResult result;
+  json::EvalResult result;
   if (!jq) {
     result.error = "jq program failed to compile";
     return result;
@@ -238,10 +238,10 @@ EvalResult JqLibrary::run(size_t index, ObjectDocument& doc, bool want_pointers)
     }
     if (known) not_a_path_[index].store(true, std::memory_order_relaxed);
   }
-  result = EvalResult{};
+  result = json::EvalResult{};
   run_state(jq, index, doc, false, result);
   if (!result.ok()) release_input(jq);
   return result;
 }
 
-}  // namespace wm
+}  // namespace wm::expr

@@ -14,7 +14,7 @@
 #include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 
-namespace wm {
+namespace wm::expr {
 
 class JqLibrary {
  public:
@@ -30,7 +30,7 @@ class JqLibrary {
   // Runs one expression. With `want_pointers`, first tries path(EXPR) so that results carry their
   // location; an expression that is not a path (arithmetic, literals) yields location-less values,
   // and is not tried as a path again.
-  EvalResult run(size_t index, ObjectDocument& doc, bool want_pointers) const;
+  json::EvalResult run(size_t index, json::ObjectDocument& doc, bool want_pointers) const;
   // Compiles this thread's copy now, so that the first request on the thread does not pay for it.
   void warm_up() const;
 
@@ -44,4 +44,4 @@ class JqLibrary {
   size_t not_a_path_size_ = 0;
 };
 
-}  // namespace wm
+}  // namespace wm::expr

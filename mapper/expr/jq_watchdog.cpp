@@ -10,7 +10,7 @@ extern "C" {
 #include <thread>
 #include <vector>
 
-namespace wm {
+namespace wm::expr {
 
 using Clock = std::chrono::steady_clock;
 
@@ -103,4 +103,4 @@ bool JqDeadline::expired() const {
   return slot_->expired;
 }
 
-}  // namespace wm
+}  // namespace wm::expr

@@ -9,7 +9,7 @@ extern "C" {
 struct jq_state;
 }
 
-namespace wm {
+namespace wm::expr {
 
 struct JqSlot;
 
@@ -32,4 +32,4 @@ class JqDeadline {
   JqSlot* slot_;
 };
 
-}  // namespace wm
+}  // namespace wm::expr

@@ -15,7 +15,7 @@
 #include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 
-namespace wm {
+namespace wm::expr {
 
 struct NativeNode;
 
@@ -31,7 +31,7 @@ class NativeExpression {
   enum class Outcome { Done, Unsupported };
   // Unsupported means the object held something the subset does not model (arithmetic on strings,
   // say): the caller must evaluate with libjq instead.
-  Outcome run(ObjectDocument& doc, bool want_pointers, EvalResult& result) const;
+  Outcome run(json::ObjectDocument& doc, bool want_pointers, json::EvalResult& result) const;
 
   NativeExpression(NativeExpression&&) noexcept;
   NativeExpression& operator=(NativeExpression&&) noexcept;
@@ -42,4 +42,4 @@ class NativeExpression {
   std::shared_ptr<const NativeNode> root_;
 };
 
-}  // namespace wm
+}  // namespace wm::expr

@@ -1,6 +1,6 @@
 #include "mapper/expr/path_expression.h"
 
-namespace wm {
+namespace wm::expr {
 
 PathExpression::PathExpression(std::string source, std::shared_ptr<JqLibrary> library)
     : source_(std::move(source)), native_(NativeExpression::parse(source_)) {
@@ -12,15 +12,12 @@ PathExpression::PathExpression(std::string source, std::shared_ptr<JqLibrary> li
   }
 }
 
-std::optional<PathExpression> PathExpression::compile(const std::string& source, std::string& error) {
+Result<PathExpression> PathExpression::compile(const std::string& source) {
   auto library = std::make_shared<JqLibrary>();
   PathExpression expression(source, library);
   if (expression.native_) library->add(source);  // checked like the others, to report jq's own message
   auto failures = library->validate();
-  if (!failures.empty()) {
-    error = failures.front().second;
-    return std::nullopt;
-  }
+  if (!failures.empty()) return Error{failures.front().second};
   return expression;
 }
 
@@ -40,20 +37,20 @@ const JqLibrary& PathExpression::library() const {
   return *own_->library;
 }
 
-EvalResult PathExpression::evaluate_jq(ObjectDocument& doc, bool want_pointers) const {
+json::EvalResult PathExpression::evaluate_jq(json::ObjectDocument& doc, bool want_pointers) const {
   return library().run(index_, doc, want_pointers);
 }
 
-std::optional<EvalResult> PathExpression::evaluate_native(ObjectDocument& doc, bool want_pointers) const {
+std::optional<json::EvalResult> PathExpression::evaluate_native(json::ObjectDocument& doc, bool want_pointers) const {
   if (!native_) return std::nullopt;
-  EvalResult result;
+  json::EvalResult result;
   if (native_->run(doc, want_pointers, result) == NativeExpression::Outcome::Unsupported) return std::nullopt;
   return result;
 }
 
-EvalResult PathExpression::evaluate(ObjectDocument& doc, bool want_pointers) const {
+json::EvalResult PathExpression::evaluate(json::ObjectDocument& doc, bool want_pointers) const {
   if (auto native = evaluate_native(doc, want_pointers)) return std::move(*native);
   return evaluate_jq(doc, want_pointers);
 }
 
-}  // namespace wm
+}  // namespace wm::expr

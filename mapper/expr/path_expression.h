@@ -7,10 +7,11 @@
 #include <optional>
 #include <string>
 
+#include "common/result.h"
 #include "mapper/expr/jq_library.h"
 #include "mapper/expr/native_expression.h"
 
-namespace wm {
+namespace wm::expr {
 
 class PathExpression {
  public:
@@ -19,12 +20,12 @@ class PathExpression {
   // get a program of their own on first need and cost nothing at load.
   PathExpression(std::string source, std::shared_ptr<JqLibrary> library);
   // A stand-alone expression, compiled at once (17 ms: for tests and one-offs, not catalogs).
-  static std::optional<PathExpression> compile(const std::string& source, std::string& error);
+  static Result<PathExpression> compile(const std::string& source);
 
-  EvalResult evaluate(ObjectDocument& doc, bool want_pointers) const;
+  json::EvalResult evaluate(json::ObjectDocument& doc, bool want_pointers) const;
   // Each engine alone, for tests and benchmarks.
-  EvalResult evaluate_jq(ObjectDocument& doc, bool want_pointers) const;
-  std::optional<EvalResult> evaluate_native(ObjectDocument& doc, bool want_pointers) const;
+  json::EvalResult evaluate_jq(json::ObjectDocument& doc, bool want_pointers) const;
+  std::optional<json::EvalResult> evaluate_native(json::ObjectDocument& doc, bool want_pointers) const;
 
   bool is_native() const { return native_.has_value(); }
   void warm_up() const {
@@ -47,4 +48,4 @@ class PathExpression {
   std::shared_ptr<OwnLibrary> own_;
 };
 
-}  // namespace wm
+}  // namespace wm::expr

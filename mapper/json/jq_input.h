@@ -9,7 +9,7 @@ extern "C" {
 
 #include "mapper/json/object_document.h"
 
-namespace wm {
+namespace wm::json {
 
 struct ObjectDocument::JqInput {
   explicit JqInput(const std::string& json) : value(jv_parse_sized(json.data(), static_cast<int>(json.size()))) {}
@@ -19,4 +19,4 @@ struct ObjectDocument::JqInput {
   jv value;
 };
 
-}  // namespace wm
+}  // namespace wm::json

@@ -3,7 +3,7 @@
 #include "mapper/json/json_pointer.h"
 #include "mapper/json/json_writer.h"
 
-namespace wm {
+namespace wm::json {
 
 namespace {
 
@@ -145,6 +145,11 @@ JsonPatchBuilder::Located JsonPatchBuilder::locate(std::string_view pointer, sim
     start = existing;  // the member is there but null: replace it
     replace = true;
   }
+  node = created_node(start, replace, rest);
+  return Located::Created;
+}
+
+uint32_t JsonPatchBuilder::created_node(std::string_view start, bool replace, std::string_view rest) {
   const Pending* pending = nullptr;
   for (const auto& p : pending_)
     if (p.pointer == start) pending = &p;
@@ -152,10 +157,10 @@ JsonPatchBuilder::Located JsonPatchBuilder::locate(std::string_view pointer, sim
     pending = &pending_.emplace_back(Pending{std::string(start), replace, static_cast<uint32_t>(nodes_.size())});
     nodes_.emplace_back();
   }
-  node = pending->node;
+  uint32_t node = pending->node;
   PointerTokens below(rest);
   while (below.next()) node = child(node, below.token());
-  return Located::Created;
+  return node;
 }
 
 bool JsonPatchBuilder::set(std::string_view pointer, std::string_view value_json) {
@@ -269,4 +274,4 @@ std::string JsonPatchBuilder::str() const {
   return out;
 }
 
-}  // namespace wm
+}  // namespace wm::json

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace wm {
+namespace wm::json {
 
 using StringPairs = std::vector<std::pair<std::string, std::string>>;
 
@@ -49,6 +49,8 @@ class JsonPatchBuilder {
 
   // Finds `pointer` in the object (`found`), or the node of a pending subtree that will create it.
   Located locate(std::string_view pointer, simdjson::dom::element& found, uint32_t& node);
+  // The node of the pending subtree rooted at `start` (made on first use) for the tokens of `rest` below it.
+  uint32_t created_node(std::string_view start, bool replace, std::string_view rest);
   uint32_t child(uint32_t parent, std::string_view key);
   void make_leaf(uint32_t node, std::string_view value_json);
   void write_node(std::string& out, uint32_t node) const;
@@ -65,4 +67,4 @@ class JsonPatchBuilder {
   std::string scratch_, value_scratch_, op_scratch_;  // reused text
 };
 
-}  // namespace wm
+}  // namespace wm::json

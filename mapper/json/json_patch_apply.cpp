@@ -8,7 +8,7 @@ extern "C" {
 
 #include "mapper/json/json_pointer.h"
 
-namespace wm {
+namespace wm::json {
 
 namespace {
 
@@ -20,15 +20,15 @@ std::string string_of(jv value) {
 
 }  // namespace
 
-std::string apply_json_patch(const std::string& document_json, const std::string& patch_json, std::string& error) {
+Result<std::string> apply_json_patch(const std::string& document_json, const std::string& patch_json) {
   jv doc = jv_parse_sized(document_json.data(), static_cast<int>(document_json.size()));
   jv patch = jv_parse_sized(patch_json.data(), static_cast<int>(patch_json.size()));
   if (!jv_is_valid(doc) || !jv_is_valid(patch) || jv_get_kind(patch) != JV_KIND_ARRAY) {
-    error = "invalid document or patch";
     jv_free(doc);
     jv_free(patch);
-    return {};
+    return Error{"invalid document or patch"};
   }
+  std::string error;
   int n = jv_array_length(jv_copy(patch));
   for (int i = 0; i < n && error.empty(); ++i) {
     jv op = jv_array_get(jv_copy(patch), i);
@@ -58,10 +58,10 @@ std::string apply_json_patch(const std::string& document_json, const std::string
   jv_free(patch);
   if (!error.empty()) {
     jv_free(doc);
-    return {};
+    return Error{std::move(error)};
   }
   jv text = jv_dump_string(doc, JV_PRINT_PRETTY | JV_PRINT_SPACE1);
   return string_of(text);
 }
 
-}  // namespace wm
+}  // namespace wm::json

@@ -4,9 +4,11 @@
 
 #include <string>
 
-namespace wm {
+#include "common/result.h"
 
-// Returns the patched document as indented JSON, or an empty string with `error` set.
-std::string apply_json_patch(const std::string& document_json, const std::string& patch_json, std::string& error);
+namespace wm::json {
 
-}  // namespace wm
+// The patched document as indented JSON.
+Result<std::string> apply_json_patch(const std::string& document_json, const std::string& patch_json);
+
+}  // namespace wm::json

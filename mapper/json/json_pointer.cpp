@@ -1,6 +1,6 @@
 #include "mapper/json/json_pointer.h"
 
-namespace wm {
+namespace wm::json {
 
 namespace {
 
@@ -70,4 +70,4 @@ std::string_view PointerTokens::token() {
   return scratch_;
 }
 
-}  // namespace wm
+}  // namespace wm::json

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace wm {
+namespace wm::json {
 
 // Appends "/" + token with "~" -> "~0" and "/" -> "~1".
 void append_pointer_token(std::string& pointer, std::string_view token);
@@ -32,4 +32,4 @@ class PointerTokens {
   std::string scratch_;
 };
 
-}  // namespace wm
+}  // namespace wm::json

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-namespace wm {
+namespace wm::json {
 
 // The string at a JSON pointer; empty when absent or not a string. Views into the parsed document.
 inline std::string_view string_at(simdjson::dom::element e, std::string_view pointer) {
@@ -27,4 +27,4 @@ inline std::pair<std::string_view, std::string_view> split_api_version(std::stri
   return {api_version.substr(0, slash), api_version.substr(slash + 1)};
 }
 
-}  // namespace wm
+}  // namespace wm::json

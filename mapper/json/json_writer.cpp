@@ -7,7 +7,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace wm {
+namespace wm::json {
 
 namespace {
 
@@ -99,4 +99,4 @@ std::string json_number(double value) {
   return buf;
 }
 
-}  // namespace wm
+}  // namespace wm::json

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace wm {
+namespace wm::json {
 
 void append_json_string(std::string& out, std::string_view value);
 std::string json_string(std::string_view value);
@@ -15,4 +15,4 @@ std::string element_json(simdjson::dom::element element);
 // Shortest text for a double that reads back exactly; integers print without a fraction.
 std::string json_number(double value);
 
-}  // namespace wm
+}  // namespace wm::json

@@ -6,7 +6,7 @@
 #include "mapper/json/json_writer.h"
 #include "mapper/json/parser_capacity.h"
 
-namespace wm {
+namespace wm::json {
 
 namespace {
 simdjson::dom::parser& scratch_parser() {
@@ -55,4 +55,4 @@ simdjson::dom::element ObjectDocument::null_element() {
   return holder->root();
 }
 
-}  // namespace wm
+}  // namespace wm::json

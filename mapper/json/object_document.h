@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace wm {
+namespace wm::json {
 
 // The live object that definitions are evaluated over. Holds the parsed DOM and, on demand, the
 // same object for libjq. One per request, used by one thread.
@@ -34,4 +34,4 @@ class ObjectDocument {
   std::unique_ptr<JqInput> jq_input_;
 };
 
-}  // namespace wm
+}  // namespace wm::json

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-namespace wm {
+namespace wm::json {
 
 inline constexpr size_t kKeptParserCapacity = size_t{1} << 20;
 
@@ -15,4 +15,4 @@ inline void shed_capacity(simdjson::dom::parser& parser) {
   if (parser.capacity() > kKeptParserCapacity) parser = simdjson::dom::parser{};
 }
 
-}  // namespace wm
+}  // namespace wm::json

@@ -3,7 +3,7 @@
 #include "mapper/json/json_pointer.h"
 #include "mapper/json/json_writer.h"
 
-namespace wm {
+namespace wm::json {
 
 bool Value::is_null() const { return !computed && element.is_null(); }
 
@@ -63,4 +63,4 @@ void Value::resolve_pointer() {
   parent = nullptr;
 }
 
-}  // namespace wm
+}  // namespace wm::json

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace wm {
+namespace wm::json {
 
 struct Value {
   simdjson::dom::element element;  // valid unless `computed`
@@ -43,4 +43,4 @@ struct EvalResult {
   bool ok() const { return error.empty(); }
 };
 
-}  // namespace wm
+}  // namespace wm::json

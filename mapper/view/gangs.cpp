@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace wm {
+namespace wm::view {
 
 const char* gang_rule_name(GangRule rule) { return rule == GangRule::AllPods ? "all-pods" : "minimum"; }
 
@@ -35,7 +35,7 @@ long long gang_pods(const GangGroupView& gang, const std::vector<ComponentView>&
 }
 
 // One pod template as the pod it makes, for filters written against pods.
-std::optional<simdjson::dom::element> pod_of(const InstanceView& i, ObjectDocument& doc) {
+std::optional<simdjson::dom::element> pod_of(const InstanceView& i, json::ObjectDocument& doc) {
   simdjson::dom::element at;
   if (i.location.empty() || doc.root().at_pointer(i.location).get(at) != simdjson::SUCCESS) return std::nullopt;
   if (i.shape == PodShape::PodTemplate) return at;
@@ -52,8 +52,8 @@ std::optional<simdjson::dom::element> pod_of(const InstanceView& i, ObjectDocume
 
 class GangBuilder {
  public:
-  GangBuilder(const Definition& def, const std::vector<ComponentView>& components, const ViewOptions& options,
-              ObjectDocument& doc, std::vector<std::string>& problems)
+  GangBuilder(const catalog::Definition& def, const std::vector<ComponentView>& components, const ViewOptions& options,
+              json::ObjectDocument& doc, std::vector<std::string>& problems)
       : def_(def),
         components_(components),
         rule_(options.gang_rule),
@@ -87,7 +87,7 @@ class GangBuilder {
   // Upstream's podGroup: one gang; each listed component a sub-group with its own minimum. A component with
   // several instances told apart by an instanceIdPath (JobSet's replicated jobs, Ray's worker groups) gives a
   // sub-group per instance, as KAI's JobSet and Ray groupers make one per replicated job and per worker group.
-  GangGroupView newer(const GangPodGroupDefinition& pg) const {
+  GangGroupView newer(const catalog::GangPodGroupDefinition& pg) const {
     GangGroupView g;
     g.name = pg.name;
     g.topology = pg.topology;
@@ -96,7 +96,7 @@ class GangBuilder {
       return g;
     }
     for (const auto& sub : pg.sub_groups) {
-      const ComponentDefinition* c = def_.component(sub.component);
+      const catalog::ComponentDefinition* c = def_.component(sub.component);
       const ComponentView* view = view_of(sub.component);
       if (!c || !view) continue;
       if (c->instance_id && !has_children(c->name)) {
@@ -122,8 +122,8 @@ class GangBuilder {
 
   // minSubGroups over the object: the smallest number it yields, at most the sub-groups there are; none when it
   // yields nothing (every sub-group). A value that is no count is a warning (the object is not understood).
-  std::optional<long long> min_sub_groups(const Path& path, size_t sub_groups) const {
-    const EvalResult r = path->evaluate(doc_, false);
+  std::optional<long long> min_sub_groups(const catalog::Path& path, size_t sub_groups) const {
+    const json::EvalResult r = path->evaluate(doc_, false);
     std::optional<long long> least;
     for (const auto& v : r.values) {
       const std::optional<double> n = v.as_number();
@@ -140,9 +140,9 @@ class GangBuilder {
 
   // Gangs an operator makes on its own (Grove's scaled PodGangs): {name, minMember, pods, copies} per kind of gang,
   // each copy a gang "<name>-<i>", at most kMaxExtraGangs in all. A value of another shape is a warning.
-  void add_extra_gangs(const Path& path, std::vector<GangGroupView>& gangs) const {
+  void add_extra_gangs(const catalog::Path& path, std::vector<GangGroupView>& gangs) const {
     constexpr long long kMaxExtraGangs = 1000;
-    const EvalResult r = path->evaluate(doc_, false);
+    const json::EvalResult r = path->evaluate(doc_, false);
     if (!r.ok()) problems_.push_back("extra gangs: " + r.error);
     long long added = 0;
     for (const auto& v : r.values) {
@@ -167,7 +167,7 @@ class GangBuilder {
   }
 
   // The older podGroups: a gang per group, or per replica when a member groups by its replica key.
-  GangGroupView older(const PodGroupDefinition& group) {
+  GangGroupView older(const catalog::PodGroupDefinition& group) {
     GangGroupView g;
     g.name = group.name;
     for (const auto& m : group.members) {
@@ -183,17 +183,17 @@ class GangBuilder {
   }
 
   // Takes the pod templates of `component` that fail one of the member's filters out of the gang.
-  void leave_out_filtered(const PodGroupMember& m, const std::string& component, GangGroupView& g) {
+  void leave_out_filtered(const catalog::PodGroupMember& m, const std::string& component, GangGroupView& g) {
     const ComponentView* view = view_of(component);
     if (!view) return;
     for (const auto& i : view->instances) {
       if (i.shape == PodShape::Logical) continue;
       auto pod = pod_of(i, doc_);
       if (!pod) continue;
-      ObjectDocument pod_doc(*pod);
+      json::ObjectDocument pod_doc(*pod);
       bool passes = true;
       for (size_t f = 0; f < m.filter_paths.size() && passes; ++f) {
-        EvalResult r = m.filter_paths[f]->evaluate(pod_doc, false);
+        json::EvalResult r = m.filter_paths[f]->evaluate(pod_doc, false);
         if (!r.ok()) {
           problems_.push_back("pod group member " + m.component + ": filter (" + m.filters[f] + ") on pod template " +
                               component + "/" + i.id + ": " + r.error);
@@ -210,8 +210,8 @@ class GangBuilder {
 
   // The replica key of the member's component when one of its grouping keys reads it (the gang is then one per
   // replica), else "".
-  std::string replica_key_read_by(const PodGroupMember& m) const {
-    const ComponentDefinition* c = def_.component(m.component);
+  std::string replica_key_read_by(const catalog::PodGroupMember& m) const {
+    const catalog::ComponentDefinition* c = def_.component(m.component);
     if (!c || !c->replica_key) return {};
     const std::string& key = c->replica_key->source();
     const bool reads = std::any_of(m.group_by_key_paths.begin(), m.group_by_key_paths.end(),
@@ -228,11 +228,11 @@ class GangBuilder {
   }
 
  private:
-  const Definition& def_;
+  const catalog::Definition& def_;
   const std::vector<ComponentView>& components_;
   GangRule rule_;
   bool inspect_detail_;
-  ObjectDocument& doc_;
+  json::ObjectDocument& doc_;
   std::vector<std::string>& problems_;
 };
 
@@ -243,9 +243,9 @@ bool GangGroupView::counts(const std::string& component, const std::string& inst
   return std::find(excluded.begin(), excluded.end(), std::pair{component, instance}) == excluded.end();
 }
 
-std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
-                                         const ViewOptions& options, ObjectDocument& doc,
-                                         std::vector<std::string>& problems) {
+std::vector<GangGroupView> compute_gangs(const catalog::Definition& definition,
+                                         const std::vector<ComponentView>& components, const ViewOptions& options,
+                                         json::ObjectDocument& doc, std::vector<std::string>& problems) {
   GangBuilder builder(definition, components, options, doc, problems);
   std::vector<GangGroupView> gangs;
   if (definition.pod_group) {
@@ -320,4 +320,4 @@ std::string gang_object_name(const std::string& workload, const std::vector<Gang
   return workload + "-" + gang.name;
 }
 
-}  // namespace wm
+}  // namespace wm::view

@@ -6,7 +6,7 @@
 
 #include "mapper/view/workload_view.h"
 
-namespace wm {
+namespace wm::view {
 
 // gangScheduling.podGroup (newer format) when the definition has one, else its podGroups, else one gang of every
 // pod. A pod group member whose groupByKeyPaths read the key that tells its component's replicas apart (its
@@ -14,9 +14,9 @@ namespace wm {
 // will be grouped once they exist; such a gang is returned once, with `copies` set to the number of replicas.
 // A pod group member's `filters` (jq over one pod, ANDed) are evaluated over each of its pod templates as a pod;
 // a template that fails one is left out of that member. Filter errors are added to `problems`.
-std::vector<GangGroupView> compute_gangs(const Definition& definition, const std::vector<ComponentView>& components,
-                                         const ViewOptions& options, ObjectDocument& doc,
-                                         std::vector<std::string>& problems);
+std::vector<GangGroupView> compute_gangs(const catalog::Definition& definition,
+                                         const std::vector<ComponentView>& components, const ViewOptions& options,
+                                         json::ObjectDocument& doc, std::vector<std::string>& problems);
 
 // A gang whose minimum is more than the pods it starts never starts: the scheduler waits for pods that never
 // come. One sentence per such gang, naming both numbers (empty when every gang can start), and the gang by
@@ -45,4 +45,4 @@ std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gang
 std::string gang_object_name(const std::string& workload, const std::vector<GangGroupView>& gangs,
                              const GangGroupView& gang);
 
-}  // namespace wm
+}  // namespace wm::view

@@ -5,7 +5,7 @@
 #include "mapper/json/json_pointer.h"
 #include "mapper/json/json_writer.h"
 
-namespace wm {
+namespace wm::view {
 
 namespace {
 
@@ -15,7 +15,7 @@ void note(std::vector<std::string>& warnings, const InstanceView& instance, cons
 
 }  // namespace
 
-void apply_pod_edits(JsonPatchBuilder& patch, const InstanceView& instance, const PodEdits& edits,
+void apply_pod_edits(json::JsonPatchBuilder& patch, const InstanceView& instance, const PodEdits& edits,
                      std::vector<std::string>& warnings) {
   if (instance.shape == PodShape::Logical) return;
   const PodFieldLocations& at = instance.fields;
@@ -33,7 +33,7 @@ void apply_pod_edits(JsonPatchBuilder& patch, const InstanceView& instance, cons
     if (!where) return note(warnings, instance, what, "the definition does not locate this field");
     if (!patch.set_string(*where, *value)) note(warnings, instance, what, patch.error());
   };
-  auto merge = [&](const std::optional<std::string>& where, const StringPairs& entries, const char* what) {
+  auto merge = [&](const std::optional<std::string>& where, const json::StringPairs& entries, const char* what) {
     if (entries.empty()) return;
     if (!where) return note(warnings, instance, what, "the definition does not locate this field");
     if (!patch.merge_map(*where, entries)) note(warnings, instance, what, patch.error());
@@ -44,7 +44,7 @@ void apply_pod_edits(JsonPatchBuilder& patch, const InstanceView& instance, cons
   merge(at.annotations, edits.annotations, "annotations");
 }
 
-void apply_root_edits(JsonPatchBuilder& patch, const RootEdits& edits, std::vector<std::string>& warnings) {
+void apply_root_edits(json::JsonPatchBuilder& patch, const RootEdits& edits, std::vector<std::string>& warnings) {
   if (!edits.labels.empty() && !patch.merge_map("/metadata/labels", edits.labels))
     warnings.push_back("metadata.labels: " + patch.error());
   if (!edits.annotations.empty() && !patch.merge_map("/metadata/annotations", edits.annotations))
@@ -54,32 +54,32 @@ void apply_root_edits(JsonPatchBuilder& patch, const RootEdits& edits, std::vect
 namespace {
 
 // "k":"v",... : an object's members, without its braces.
-std::string members_json(const StringPairs& pairs) {
+std::string members_json(const json::StringPairs& pairs) {
   std::string out;
   for (const auto& [key, value] : pairs) {
     if (!out.empty()) out += ',';
-    append_json_string(out, key);
+    json::append_json_string(out, key);
     out += ':';
-    append_json_string(out, value);
+    json::append_json_string(out, value);
   }
   return out;
 }
 
 // {"k":"v",...} in key order, so that an entry written again unchanged compares equal to the stored one (the API
 // server stores objects' maps in key order).
-std::string sorted_map_json(StringPairs pairs) {
+std::string sorted_map_json(json::StringPairs pairs) {
   std::sort(pairs.begin(), pairs.end());
   return "{" + members_json(pairs) + "}";
 }
 
 // `fields` (JSON members, without braces) and `inner` at `pointer` below them, as one object's text.
 std::string object_with(const std::string& fields, std::string_view pointer, const std::string& inner) {
-  const std::vector<std::string> tokens = split_pointer(pointer);
+  const std::vector<std::string> tokens = json::split_pointer(pointer);
   std::string nested = inner;
   for (auto t = tokens.rbegin(); t != tokens.rend(); ++t) {
     std::string wrapped = "{";
     if (t + 1 == tokens.rend() && !fields.empty()) wrapped += fields + ",";
-    append_json_string(wrapped, *t);
+    json::append_json_string(wrapped, *t);
     nested = wrapped + ":" + nested + "}";
   }
   if (tokens.empty()) return "{" + fields + "}";
@@ -88,7 +88,7 @@ std::string object_with(const std::string& fields, std::string_view pointer, con
 
 }  // namespace
 
-PodEditor::PodEditor(const WorkloadView& view, JsonPatchBuilder& patch) : patch_(patch) {
+PodEditor::PodEditor(const WorkloadView& view, json::JsonPatchBuilder& patch) : patch_(patch) {
   if (view.resolved && view.definition && view.definition->referenced_pod_edits)
     referenced_ = &*view.definition->referenced_pod_edits;
 }
@@ -105,7 +105,7 @@ void PodEditor::edit(const InstanceView& instance, const PodEdits& edits, std::v
 
 void PodEditor::finish(simdjson::dom::element root, std::vector<std::string>& warnings) {
   if (!referenced_ || items_.empty()) return;
-  const ReferencedPodEdits& at = *referenced_;
+  const catalog::ReferencedPodEdits& at = *referenced_;
   std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.id < b.id; });
   std::string items = "[";
   for (size_t n = 0; n < items_.size(); ++n) {
@@ -129,7 +129,7 @@ void PodEditor::finish(simdjson::dom::element root, std::vector<std::string>& wa
         return e.at_key(kv.first).get_string().get(value) == simdjson::SUCCESS && value == kv.second;
       });
       if (ours) {
-        if (!patch_.set(pointer_child(at.list, std::to_string(index)), entry))
+        if (!patch_.set(json::pointer_child(at.list, std::to_string(index)), entry))
           warnings.push_back(at.list + ": " + patch_.error());
         return;
       }
@@ -139,9 +139,9 @@ void PodEditor::finish(simdjson::dom::element root, std::vector<std::string>& wa
   if (!patch_.append(at.list, entry)) warnings.push_back(at.list + ": " + patch_.error());
 }
 
-std::string make_patch(const WorkloadView& view, ObjectDocument& doc, const PodEdits& pods, const RootEdits& root,
+std::string make_patch(const WorkloadView& view, json::ObjectDocument& doc, const PodEdits& pods, const RootEdits& root,
                        std::vector<std::string>& warnings) {
-  JsonPatchBuilder patch(doc.root());
+  json::JsonPatchBuilder patch(doc.root());
   PodEditor editor(view, patch);
   for (const auto& c : view.components)
     for (const auto& i : c.instances) editor.edit(i, pods, warnings);
@@ -150,4 +150,4 @@ std::string make_patch(const WorkloadView& view, ObjectDocument& doc, const PodE
   return patch.str();
 }
 
-}  // namespace wm
+}  // namespace wm::view

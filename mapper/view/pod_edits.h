@@ -8,29 +8,29 @@
 #include "mapper/json/json_patch.h"
 #include "mapper/view/workload_view.h"
 
-namespace wm {
+namespace wm::view {
 
 struct PodEdits {
   std::optional<std::string> scheduler_name;
   std::optional<std::string> priority_class_name;
-  StringPairs labels, annotations;  // on the pod template's metadata
+  json::StringPairs labels, annotations;  // on the pod template's metadata
 };
 
 struct RootEdits {
-  StringPairs labels, annotations;  // on the workload object's own metadata
+  json::StringPairs labels, annotations;  // on the workload object's own metadata
 };
 
 // Adds one instance's edits to `patch`; what the definition cannot locate is reported in `warnings`.
-void apply_pod_edits(JsonPatchBuilder& patch, const InstanceView& instance, const PodEdits& edits,
+void apply_pod_edits(json::JsonPatchBuilder& patch, const InstanceView& instance, const PodEdits& edits,
                      std::vector<std::string>& warnings);
-void apply_root_edits(JsonPatchBuilder& patch, const RootEdits& edits, std::vector<std::string>& warnings);
+void apply_root_edits(json::JsonPatchBuilder& patch, const RootEdits& edits, std::vector<std::string>& warnings);
 
 // Edits every pod-bearing instance of one view: at the pod fields the view locates, or, for pods whose templates a
 // referenced object holds, gathered into the one entry of the object that the definition says workload-map owns
 // (Definition::referenced_pod_edits: a TrainJob's runtimePatches entry), written by finish().
 class PodEditor {
  public:
-  PodEditor(const WorkloadView& view, JsonPatchBuilder& patch);
+  PodEditor(const WorkloadView& view, json::JsonPatchBuilder& patch);
   void edit(const InstanceView& instance, const PodEdits& edits, std::vector<std::string>& warnings);
   // Writes the gathered entry (replacing workload-map's own, or adding it); once, after every instance.
   void finish(simdjson::dom::element root, std::vector<std::string>& warnings);
@@ -38,15 +38,15 @@ class PodEditor {
  private:
   struct Item {
     std::string id;
-    StringPairs labels, annotations;
+    json::StringPairs labels, annotations;
   };
-  JsonPatchBuilder& patch_;
-  const ReferencedPodEdits* referenced_ = nullptr;
+  json::JsonPatchBuilder& patch_;
+  const catalog::ReferencedPodEdits* referenced_ = nullptr;
   std::vector<Item> items_;
 };
 
 // The same edits on every pod-bearing instance, plus the root's: the whole patch as JSON text.
-std::string make_patch(const WorkloadView& view, ObjectDocument& doc, const PodEdits& pods, const RootEdits& root,
+std::string make_patch(const WorkloadView& view, json::ObjectDocument& doc, const PodEdits& pods, const RootEdits& root,
                        std::vector<std::string>& warnings);
 
-}  // namespace wm
+}  // namespace wm::view

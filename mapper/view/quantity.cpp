@@ -4,7 +4,7 @@
 #include <cctype>
 #include <stdexcept>
 
-namespace wm {
+namespace wm::view {
 
 namespace {
 
@@ -30,6 +30,34 @@ std::string int128_str(__int128 v) {
   return negative ? "-" + s : s;
 }
 
+// What a quantity's suffix multiplies by: 2^binary_power * 10^decimal_exponent. Nothing for an unknown suffix.
+struct Multiplier {
+  int binary_power = 0;
+  int decimal_exponent = 0;
+};
+
+std::optional<Multiplier> suffix_multiplier(std::string_view suffix) {
+  static const std::pair<std::string_view, int> binary[] = {{"Ki", 10}, {"Mi", 20}, {"Gi", 30},
+                                                            {"Ti", 40}, {"Pi", 50}, {"Ei", 60}};
+  static const std::pair<std::string_view, int> decimal[] = {{"n", -9}, {"u", -6}, {"m", -3}, {"", 0},   {"k", 3},
+                                                             {"M", 6},  {"G", 9},  {"T", 12}, {"P", 15}, {"E", 18}};
+  for (auto [s, p] : binary)
+    if (suffix == s) return Multiplier{p, 0};
+  for (auto [s, e] : decimal)
+    if (suffix == s) return Multiplier{0, e};
+  if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E')) return std::nullopt;
+  size_t j = 1;
+  bool exp_negative = false;
+  if (suffix[j] == '+' || suffix[j] == '-') exp_negative = suffix[j++] == '-';
+  if (j >= suffix.size()) return std::nullopt;
+  int exp = 0;
+  for (; j < suffix.size(); ++j) {
+    if (!std::isdigit(static_cast<unsigned char>(suffix[j])) || exp > 100) return std::nullopt;
+    exp = exp * 10 + (suffix[j] - '0');
+  }
+  return Multiplier{0, exp_negative ? -exp : exp};
+}
+
 }  // namespace
 
 std::optional<Quantity> Quantity::parse(std::string_view text) {
@@ -52,30 +80,9 @@ std::optional<Quantity> Quantity::parse(std::string_view text) {
   }
   if (digit_count == 0) return std::nullopt;
   std::string_view suffix = text.substr(i);
-  int binary_power = 0, decimal_exponent = 0;
-  static const std::pair<std::string_view, int> binary[] = {{"Ki", 10}, {"Mi", 20}, {"Gi", 30},
-                                                            {"Ti", 40}, {"Pi", 50}, {"Ei", 60}};
-  static const std::pair<std::string_view, int> decimal[] = {{"n", -9}, {"u", -6}, {"m", -3}, {"", 0},   {"k", 3},
-                                                             {"M", 6},  {"G", 9},  {"T", 12}, {"P", 15}, {"E", 18}};
-  bool known = false;
-  for (auto [s, p] : binary)
-    if (suffix == s) known = true, binary_power = p;
-  for (auto [s, e] : decimal)
-    if (suffix == s) known = true, decimal_exponent = e;
-  if (!known && suffix.size() >= 2 && (suffix[0] == 'e' || suffix[0] == 'E')) {
-    size_t j = 1;
-    bool exp_negative = false;
-    if (suffix[j] == '+' || suffix[j] == '-') exp_negative = suffix[j++] == '-';
-    if (j >= suffix.size()) return std::nullopt;
-    int exp = 0;
-    for (; j < suffix.size(); ++j) {
-      if (!std::isdigit(static_cast<unsigned char>(suffix[j])) || exp > 100) return std::nullopt;
-      exp = exp * 10 + (suffix[j] - '0');
-    }
-    decimal_exponent = exp_negative ? -exp : exp;
-    known = true;
-  }
-  if (!known) return std::nullopt;
+  auto multiplier = suffix_multiplier(suffix);
+  if (!multiplier) return std::nullopt;
+  const auto [binary_power, decimal_exponent] = *multiplier;
 
   // milli = ceil(digits * 1000 * multiplier / 10^fraction_digits)
   __int128 numerator = digits, denominator = 1;
@@ -159,4 +166,4 @@ bool is_byte_resource(std::string_view name) {
          name.find("/memory") != std::string_view::npos;
 }
 
-}  // namespace wm
+}  // namespace wm::view

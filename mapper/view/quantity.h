@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace wm {
+namespace wm::view {
 
 class Quantity {
  public:
@@ -75,4 +75,4 @@ ResourceList scaled(const ResourceList& list, long long factor);
 // Memory-like resources print with binary suffixes.
 bool is_byte_resource(std::string_view name);
 
-}  // namespace wm
+}  // namespace wm::view

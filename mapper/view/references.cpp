@@ -4,7 +4,7 @@
 
 #include "mapper/json/json_read.h"
 
-namespace wm {
+namespace wm::view {
 
 std::string ReferenceStore::key(std::string_view group, std::string_view kind, std::string_view namespace_name,
                                 std::string_view name) {
@@ -20,34 +20,30 @@ struct Identity {
   std::string group, kind, namespace_name, name;
 };
 
-bool identify(const std::string& json, Identity& out, std::string& error) {
+Result<Identity> identify(const std::string& json) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (auto e = parser.parse(json).get(root); e) {
-    error = std::string("not JSON: ") + simdjson::error_message(e);
-    return false;
-  }
-  const std::string_view api_version = string_member(root, "apiVersion");
-  out.kind = string_member(root, "kind");
-  out.name = string_at(root, "/metadata/name");
-  out.namespace_name = string_at(root, "/metadata/namespace");
-  if (api_version.empty() || out.kind.empty() || out.name.empty()) {
-    error = "an object needs apiVersion, kind and metadata.name";
-    return false;
-  }
-  out.group = split_api_version(api_version).first;
-  return true;
+  if (auto e = parser.parse(json).get(root); e) return Error{std::string("not JSON: ") + simdjson::error_message(e)};
+  Identity out;
+  const std::string_view api_version = json::string_member(root, "apiVersion");
+  out.kind = json::string_member(root, "kind");
+  out.name = json::string_at(root, "/metadata/name");
+  out.namespace_name = json::string_at(root, "/metadata/namespace");
+  if (api_version.empty() || out.kind.empty() || out.name.empty())
+    return Error{"an object needs apiVersion, kind and metadata.name"};
+  out.group = json::split_api_version(api_version).first;
+  return out;
 }
 
 }  // namespace
 
-bool ReferenceStore::put(std::string json, std::string& error) {
-  Identity id;
-  if (!identify(json, id, error)) return false;
+Result<void> ReferenceStore::put(std::string json) {
+  auto id = identify(json);
+  if (!id) return Error{id.error()};
   auto held = std::make_shared<const std::string>(std::move(json));
   std::unique_lock lock(mutex_);
-  objects_[key(id.group, id.kind, id.namespace_name, id.name)] = std::move(held);
-  return true;
+  objects_[key(id->group, id->kind, id->namespace_name, id->name)] = std::move(held);
+  return {};
 }
 
 void ReferenceStore::remove(std::string_view group, std::string_view kind, std::string_view namespace_name,
@@ -59,10 +55,9 @@ void ReferenceStore::remove(std::string_view group, std::string_view kind, std::
 void ReferenceStore::replace_kind(std::string_view group, std::string_view kind, std::vector<std::string> objects) {
   std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> fresh;
   for (auto& json : objects) {
-    Identity id;
-    std::string error;
-    if (!identify(json, id, error) || id.group != group || id.kind != kind) continue;
-    fresh.emplace_back(key(id.group, id.kind, id.namespace_name, id.name),
+    auto id = identify(json);
+    if (!id || id->group != group || id->kind != kind) continue;
+    fresh.emplace_back(key(id->group, id->kind, id->namespace_name, id->name),
                        std::make_shared<const std::string>(std::move(json)));
   }
   const std::string prefix = std::string(group) + "/" + std::string(kind) + "/";
@@ -86,53 +81,52 @@ size_t ReferenceStore::size() const {
 
 namespace {
 
-// The one string an expression yields; empty (with `problem`) otherwise.
-std::string single_string(const Path& path, ObjectDocument& doc, const std::string& what, std::string& problem) {
-  EvalResult r = path->evaluate(doc, /*want_pointers=*/false);
-  if (!r.ok()) {
-    problem = what + " (" + path->source() + "): " + r.error;
-    return {};
-  }
-  if (r.values.size() != 1 || !r.values.front().as_scalar_string() || r.values.front().is_null()) {
-    problem = what + " (" + path->source() + ") must yield one string; the object gives " +
-              (r.values.empty() ? std::string("nothing") : r.values.front().json());
-    return {};
-  }
+// The one non-empty string an expression yields.
+Result<std::string> single_string(const catalog::Path& path, json::ObjectDocument& doc, const std::string& what) {
+  json::EvalResult r = path->evaluate(doc, /*want_pointers=*/false);
+  if (!r.ok()) return Error{what + " (" + path->source() + "): " + r.error};
+  if (r.values.size() != 1 || !r.values.front().as_scalar_string() || r.values.front().is_null() ||
+      r.values.front().as_scalar_string()->empty())
+    return Error{what + " (" + path->source() + ") must yield one string; the object gives " +
+                 (r.values.empty() ? std::string("nothing") : r.values.front().json())};
   return *r.values.front().as_scalar_string();
 }
 
 }  // namespace
 
-std::shared_ptr<ResolvedDocument> resolve_references(const Definition& definition, ObjectDocument& doc,
-                                                     const ReferenceStore* store, std::string_view namespace_name,
-                                                     std::string& problem) {
+Result<std::shared_ptr<ResolvedDocument>> resolve_references(const catalog::Definition& definition,
+                                                             json::ObjectDocument& doc, const ReferenceStore* store,
+                                                             std::string_view namespace_name) {
   std::string input = "{\"object\":" + simdjson::to_string(doc.root()) + ",\"references\":{";
   bool first = true;
   for (const auto& ref : definition.references) {
     const std::string what = "reference " + ref.name;
     std::string kind_name = ref.kinds.front().gvk.kind;
-    if (ref.kind && (kind_name = single_string(ref.kind, doc, what + " kind", problem)).empty()) return nullptr;
-    const ReferenceDefinition::Kind* kind = nullptr;
+    if (ref.kind) {
+      auto named = single_string(ref.kind, doc, what + " kind");
+      if (!named) return Error{named.error()};
+      kind_name = std::move(*named);
+    }
+    const catalog::ReferenceDefinition::Kind* kind = nullptr;
     for (const auto& k : ref.kinds)
       if (k.gvk.kind == kind_name) kind = &k;
     if (!kind) {
       std::string known;
       for (const auto& k : ref.kinds) known += (known.empty() ? "" : ", ") + k.gvk.kind;
-      problem = what + ": kind " + kind_name + " is none the definition reads (" + known + ")";
-      return nullptr;
+      return Error{what + ": kind " + kind_name + " is none the definition reads (" + known + ")"};
     }
-    const std::string name = single_string(ref.object_name, doc, what + " name", problem);
-    if (name.empty()) return nullptr;
+    auto named = single_string(ref.object_name, doc, what + " name");
+    if (!named) return Error{named.error()};
+    const std::string& name = *named;
     // In the workload's namespace; a manifest that names none (the CLI's) finds referenced objects that name none.
     const std::string ns = kind->namespaced ? std::string(namespace_name) : std::string();
     const std::string object = kind->gvk.kind + " " + (ns.empty() ? "" : ns + "/") + name;
     auto found = store ? store->find(kind->gvk.group, kind->gvk.kind, ns, name) : nullptr;
-    if (!found) {
-      problem = what + ": " + object + " (" + kind->gvk.group + ") is not known" +
-                (store ? " to workload-map: the cluster side has not seen it (or the CLI was not given it with --with)"
-                       : ": nothing holds referenced objects here (the CLI reads them with --with FILE)");
-      return nullptr;
-    }
+    if (!found)
+      return Error{what + ": " + object + " (" + kind->gvk.group + ") is not known" +
+                   (store
+                        ? " to workload-map: the cluster side has not seen it (or the CLI was not given it with --with)"
+                        : ": nothing holds referenced objects here (the CLI reads them with --with FILE)")};
     input += (first ? "\"" : ",\"") + ref.name + "\":" + *found;
     first = false;
   }
@@ -140,19 +134,15 @@ std::shared_ptr<ResolvedDocument> resolve_references(const Definition& definitio
 
   auto resolved = std::make_shared<ResolvedDocument>();
   simdjson::dom::element root;
-  if (auto e = resolved->parser.parse(input).get(root); e) {
-    problem = std::string("referenced objects: ") + simdjson::error_message(e);
-    return nullptr;
-  }
-  resolved->input = std::make_unique<ObjectDocument>(root);
-  EvalResult r = definition.resolved_object->evaluate(*resolved->input, /*want_pointers=*/false);
-  if (!r.ok() || r.values.size() != 1 || !r.values.front().element.is_object() || r.values.front().computed) {
-    problem = "resolved object (" + definition.resolved_object->source() + ") " +
-              (!r.ok() ? r.error : "must yield one object");
-    return nullptr;
-  }
-  resolved->object = std::make_unique<ObjectDocument>(r.values.front().element);
+  if (auto e = resolved->parser.parse(input).get(root); e)
+    return Error{std::string("referenced objects: ") + simdjson::error_message(e)};
+  resolved->input = std::make_unique<json::ObjectDocument>(root);
+  json::EvalResult r = definition.resolved_object->evaluate(*resolved->input, /*want_pointers=*/false);
+  if (!r.ok() || r.values.size() != 1 || !r.values.front().element.is_object() || r.values.front().computed)
+    return Error{"resolved object (" + definition.resolved_object->source() + ") " +
+                 (!r.ok() ? r.error : "must yield one object")};
+  resolved->object = std::make_unique<json::ObjectDocument>(r.values.front().element);
   return resolved;
 }
 
-}  // namespace wm
+}  // namespace wm::view

@@ -11,16 +11,17 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "mapper/catalog/definition.h"
 #include "mapper/json/object_document.h"
 #include "mapper/json/value.h"
 
-namespace wm {
+namespace wm::view {
 
 class ReferenceStore {
  public:
-  // Holds one object (JSON text, with apiVersion, kind and metadata.name); false with `error` when it lacks them.
-  bool put(std::string json, std::string& error);
+  // Holds one object (JSON text, with apiVersion, kind and metadata.name); an error when it lacks them.
+  Result<void> put(std::string json);
   void remove(std::string_view group, std::string_view kind, std::string_view namespace_name, std::string_view name);
   // Replaces every object of one kind (after a watch lists the kind again).
   void replace_kind(std::string_view group, std::string_view kind, std::vector<std::string> objects);
@@ -40,13 +41,13 @@ class ReferenceStore {
 // resolved-object expression. Owns the storage its elements live in.
 struct ResolvedDocument {
   simdjson::dom::parser parser;
-  std::unique_ptr<ObjectDocument> input, object;
+  std::unique_ptr<json::ObjectDocument> input, object;
 };
 
 // Looks each reference up (in `namespace_name` for namespaced kinds) and evaluates the resolved-object expression.
-// Null, with the reason in `problem`, when a reference is missing or the expressions fail.
-std::shared_ptr<ResolvedDocument> resolve_references(const Definition& definition, ObjectDocument& doc,
-                                                     const ReferenceStore* store, std::string_view namespace_name,
-                                                     std::string& problem);
+// An error when a reference is missing or the expressions fail.
+Result<std::shared_ptr<ResolvedDocument>> resolve_references(const catalog::Definition& definition,
+                                                             json::ObjectDocument& doc, const ReferenceStore* store,
+                                                             std::string_view namespace_name);
 
-}  // namespace wm
+}  // namespace wm::view

@@ -2,14 +2,14 @@
 
 #include "mapper/json/json_writer.h"
 
-namespace wm {
+namespace wm::view {
 
 namespace {
 
 std::optional<Quantity> quantity_of(simdjson::dom::element value) {
   std::string_view text;
   if (value.get_string().get(text) == simdjson::SUCCESS) return Quantity::parse(text);
-  if (value.is_number()) return Quantity::parse(json_number(double(value.get_double().value_unsafe())));
+  if (value.is_number()) return Quantity::parse(json::json_number(double(value.get_double().value_unsafe())));
   return std::nullopt;
 }
 
@@ -20,7 +20,7 @@ void read_list(simdjson::dom::element list, ResourceList& out, bool only_missing
     if (only_missing && out.count(name)) continue;
     auto q = quantity_of(value);
     if (!q) {
-      warnings.push_back("resource " + std::string(name) + " has an invalid quantity " + element_json(value));
+      warnings.push_back("resource " + std::string(name) + " has an invalid quantity " + json::element_json(value));
       continue;
     }
     out.insert_or_assign(std::string(name), *q);
@@ -130,4 +130,4 @@ std::vector<std::string> gpu_containers_missing_requests(simdjson::dom::element 
   return out;
 }
 
-}  // namespace wm
+}  // namespace wm::view

@@ -10,7 +10,7 @@
 
 #include "mapper/view/quantity.h"
 
-namespace wm {
+namespace wm::view {
 
 // `resources` is a ResourceRequirements object ({requests, limits}).
 ResourceList requirements_requests(simdjson::dom::element resources, std::vector<std::string>& warnings);
@@ -27,4 +27,4 @@ bool is_gpu_resource(std::string_view name);
 // GPUs of any vendor (nvidia.com/gpu, amd.com/gpu, ...), whole units.
 long long gpu_count(const ResourceList& list);
 
-}  // namespace wm
+}  // namespace wm::view

@@ -2,7 +2,7 @@
 
 #include <strings.h>
 
-namespace wm {
+namespace wm::view {
 
 namespace {
 
@@ -12,11 +12,12 @@ std::string field_string(simdjson::dom::element object, const std::string& key) 
   return {};
 }
 
-bool expression_matches(const StatusMatcher& m, ObjectDocument& doc, std::vector<std::string>& problems) {
-  EvalResult r = m.by_expression->evaluate(doc, false);
+bool expression_matches(const catalog::StatusMatcher& m, json::ObjectDocument& doc,
+                        std::vector<std::string>& problems) {
+  json::EvalResult r = m.by_expression->evaluate(doc, false);
   if (!r.ok()) problems.push_back("status expression " + m.by_expression->source() + ": " + r.error);
   if (r.values.empty()) return false;
-  const Value& v = r.values.front();
+  const json::Value& v = r.values.front();
   std::string_view s;
   if (!v.computed && v.element.get_string().get(s) == simdjson::SUCCESS) return s == m.expected_result;
   return v.json() == m.expected_result;
@@ -24,17 +25,17 @@ bool expression_matches(const StatusMatcher& m, ObjectDocument& doc, std::vector
 
 }  // namespace
 
-std::vector<std::string> evaluate_status(const StatusDefinition& status, ObjectDocument& doc,
+std::vector<std::string> evaluate_status(const catalog::StatusDefinition& status, json::ObjectDocument& doc,
                                          std::vector<std::string>& problems) {
   std::optional<std::string> phase;
   if (status.phase) {
-    EvalResult r = status.phase->evaluate(doc, false);
+    json::EvalResult r = status.phase->evaluate(doc, false);
     if (!r.values.empty()) phase = r.values.front().as_scalar_string();
   }
   std::vector<simdjson::dom::element> conditions;
   if (status.conditions) {
-    EvalResult r = status.conditions->evaluate(doc, false);
-    for (const Value& v : r.values) {
+    json::EvalResult r = status.conditions->evaluate(doc, false);
+    for (const json::Value& v : r.values) {
       if (v.computed) continue;
       simdjson::dom::array array;
       if (v.element.get_array().get(array) == simdjson::SUCCESS)
@@ -43,7 +44,7 @@ std::vector<std::string> evaluate_status(const StatusDefinition& status, ObjectD
         conditions.push_back(v.element);
     }
   }
-  auto condition_holds = [&](const ConditionMatch& want) {
+  auto condition_holds = [&](const catalog::ConditionMatch& want) {
     for (auto c : conditions)
       if (field_string(c, status.type_field) == want.type && field_string(c, status.status_field) == want.status &&
           (want.reason.empty() || field_string(c, status.reason_field) == want.reason))
@@ -68,4 +69,4 @@ std::vector<std::string> evaluate_status(const StatusDefinition& status, ObjectD
   return states;
 }
 
-}  // namespace wm
+}  // namespace wm::view

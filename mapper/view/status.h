@@ -7,10 +7,10 @@
 
 #include "mapper/catalog/definition.h"
 
-namespace wm {
+namespace wm::view {
 
 // Returns the matching states in definition order, or {"Undefined"} when none matches.
-std::vector<std::string> evaluate_status(const StatusDefinition& status, ObjectDocument& doc,
+std::vector<std::string> evaluate_status(const catalog::StatusDefinition& status, json::ObjectDocument& doc,
                                          std::vector<std::string>& problems);
 
-}  // namespace wm
+}  // namespace wm::view

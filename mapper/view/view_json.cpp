@@ -3,19 +3,19 @@
 #include "mapper/json/json_writer.h"
 #include "mapper/view/gangs.h"
 
-namespace wm {
+namespace wm::view {
 
 namespace {
 
 void key(std::string& out, const char* k) {
   if (out.back() != '{') out.push_back(',');
-  append_json_string(out, k);
+  json::append_json_string(out, k);
   out.push_back(':');
 }
 
 void string_field(std::string& out, const char* k, const std::string& v) {
   key(out, k);
-  append_json_string(out, v);
+  json::append_json_string(out, v);
 }
 
 void number_field(std::string& out, const char* k, long long v) {
@@ -28,12 +28,12 @@ void strings(std::string& out, const char* k, const std::vector<std::string>& li
   out.push_back('[');
   for (size_t i = 0; i < list.size(); ++i) {
     if (i) out.push_back(',');
-    append_json_string(out, list[i]);
+    json::append_json_string(out, list[i]);
   }
   out.push_back(']');
 }
 
-void topology_field(std::string& out, const std::optional<TopologyConstraint>& t) {
+void topology_field(std::string& out, const std::optional<catalog::TopologyConstraint>& t) {
   if (!t) return;
   key(out, "topology");
   out.push_back('{');
@@ -80,9 +80,9 @@ std::string resources_json(const ResourceList& list) {
   std::string out = "{";
   for (const auto& [name, q] : list) {
     if (out.size() > 1) out.push_back(',');
-    append_json_string(out, name);
+    json::append_json_string(out, name);
     out.push_back(':');
-    append_json_string(out, q.str(is_byte_resource(name)));
+    json::append_json_string(out, q.str(is_byte_resource(name)));
   }
   return out + "}";
 }
@@ -140,4 +140,4 @@ std::string view_json(const WorkloadView& view) {
   return out + "}";
 }
 
-}  // namespace wm
+}  // namespace wm::view

@@ -9,7 +9,7 @@
 #include "mapper/view/resources.h"
 #include "mapper/view/status.h"
 
-namespace wm {
+namespace wm::view {
 
 const char* shape_name(PodShape shape) {
   switch (shape) {
@@ -37,18 +37,18 @@ namespace {
 constexpr size_t kMaxInstances = 10000;
 
 struct Stream {
-  EvalResult result;
+  json::EvalResult result;
   bool defined = false;
-  const Value* at(size_t i) const { return i < result.values.size() ? &result.values[i] : nullptr; }
+  const json::Value* at(size_t i) const { return i < result.values.size() ? &result.values[i] : nullptr; }
   size_t size() const { return result.values.size(); }
 };
 
 class ViewBuilder {
  public:
-  ViewBuilder(ObjectDocument& doc, WorkloadView& view, const ViewOptions& options)
+  ViewBuilder(json::ObjectDocument& doc, WorkloadView& view, const ViewOptions& options)
       : doc_(doc), view_(view), minimums_(options.minimums), inspect_detail_(options.inspect_detail) {}
 
-  Stream eval(const Path& path, const ComponentDefinition& c, const char* field, bool pointers) {
+  Stream eval(const catalog::Path& path, const catalog::ComponentDefinition& c, const char* field, bool pointers) {
     Stream s;
     if (!path) return s;
     s.defined = true;
@@ -58,10 +58,10 @@ class ViewBuilder {
     return s;
   }
 
-  static bool present(const Value* v) { return v && !v->is_null(); }
-  static bool is_object(const Value* v) { return v && !v->computed && v->element.is_object(); }
+  static bool present(const json::Value* v) { return v && !v->is_null(); }
+  static bool is_object(const json::Value* v) { return v && !v->computed && v->element.is_object(); }
 
-  std::optional<long long> count(const Value* v, const ComponentDefinition& c, const char* field) {
+  std::optional<long long> count(const json::Value* v, const catalog::ComponentDefinition& c, const char* field) {
     if (!present(v)) return std::nullopt;
     auto n = v->as_number();
     // Kubernetes' replica counts are int32: a larger number is no count (and 1e308 would not fit a long long).
@@ -72,13 +72,13 @@ class ViewBuilder {
     return static_cast<long long>(*n);
   }
 
-  std::optional<std::string> child(const Value* v, std::string_view a, std::string_view b = {}) {
+  std::optional<std::string> child(const json::Value* v, std::string_view a, std::string_view b = {}) {
     if (!v || !v->has_pointer) return std::nullopt;
-    std::string p = pointer_child(v->pointer, a);
-    if (!b.empty()) append_pointer_token(p, b);
+    std::string p = json::pointer_child(v->pointer, a);
+    if (!b.empty()) json::append_pointer_token(p, b);
     return p;
   }
-  static std::optional<std::string> located(const Value* v) {
+  static std::optional<std::string> located(const json::Value* v) {
     if (!v || !v->has_pointer) return std::nullopt;
     return v->pointer;
   }
@@ -94,7 +94,7 @@ class ViewBuilder {
     return std::nullopt;
   }
 
-  ComponentView component(const ComponentDefinition& c) {
+  ComponentView component(const catalog::ComponentDefinition& c) {
     ComponentView out{c.name, c.kind, c.owner, c.bears_pods(), {}};
     const Streams st = streams(c);
     size_t n = st.n;
@@ -135,14 +135,14 @@ class ViewBuilder {
     size_t n = 0;  // instances
   };
 
-  Streams streams(const ComponentDefinition& c) {
+  Streams streams(const catalog::ComponentDefinition& c) {
     Streams st;
-    static const ScaleDefinition kNoScale;
-    const ScaleDefinition& scale = c.scale ? *c.scale : kNoScale;
+    static const catalog::ScaleDefinition kNoScale;
+    const catalog::ScaleDefinition& scale = c.scale ? *c.scale : kNoScale;
     st.replicas = eval(scale.replicas, c, "replicasPath", false);
     st.min_replicas = eval(scale.min_replicas_for(minimums_), c, "minReplicasPath", false);
     st.max_replicas = eval(scale.max_replicas, c, "maxReplicasPath", false);
-    static const Path kNotAskedFor;
+    static const catalog::Path kNotAskedFor;
     st.sub_group_min =
         eval(inspect_detail_ ? scale.sub_group_min_replicas : kNotAskedFor, c, "sub-group minimum", false);
     st.ids = eval(c.instance_id, c, "instanceIdPath", false);
@@ -157,7 +157,7 @@ class ViewBuilder {
       st.n = st.primary.size();
     } else if (c.spec && c.spec->fragmented) {
       st.shape = PodShape::Fragmented;
-      const FragmentedPodSpec& p = *c.spec->fragmented;
+      const catalog::FragmentedPodSpec& p = *c.spec->fragmented;
       Fragment& f = st.f;
       f.scheduler = eval(p.scheduler_name, c, "schedulerNamePath", true);
       f.labels = eval(p.labels, c, "labelsPath", true);
@@ -177,9 +177,9 @@ class ViewBuilder {
   }
 
   // A pod template's or pod spec's instance: its location, pod fields and one pod's requests; false when absent.
-  bool templated_pods(const ComponentDefinition& c, const Streams& st, size_t i, InstanceView& inst,
+  bool templated_pods(const catalog::ComponentDefinition& c, const Streams& st, size_t i, InstanceView& inst,
                       std::vector<std::string>& warnings) {
-    const Value* v = st.primary.at(i);
+    const json::Value* v = st.primary.at(i);
     if (!is_object(v)) return false;  // e.g. RayJob's submitter
     if (!v->has_pointer)
       view_.problems.push_back("component " + c.name + ": the pod template is computed, so it cannot be edited");
@@ -188,13 +188,13 @@ class ViewBuilder {
     if (st.shape == PodShape::PodTemplate) {
       simdjson::dom::element spec;
       if (v->element.get_object().value_unsafe().at_key("spec").get(spec) != simdjson::SUCCESS)
-        spec = ObjectDocument::null_element();
+        spec = json::ObjectDocument::null_element();
       pod_spec = spec;
       inst.fields = {child(v, "spec", "schedulerName"), child(v, "spec", "priorityClassName"),
                      child(v, "metadata", "labels"), child(v, "metadata", "annotations")};
       inst.scheduler_name = member_string(v->element, "spec", "schedulerName");
     } else {
-      const Value* m = st.metadata.at(i);
+      const json::Value* m = st.metadata.at(i);
       inst.fields = {child(v, "schedulerName"), child(v, "priorityClassName"),
                      c.spec->metadata ? child(m, "labels") : std::nullopt,
                      c.spec->metadata ? child(m, "annotations") : std::nullopt};
@@ -216,7 +216,7 @@ class ViewBuilder {
     if (!deployed) return false;
     inst.fields = {located(f.scheduler.at(i)), located(f.priority.at(i)), located(f.labels.at(i)),
                    located(f.annotations.at(i))};
-    if (const Value* s = f.scheduler.at(i); present(s)) inst.scheduler_name = s->as_scalar_string();
+    if (const json::Value* s = f.scheduler.at(i); present(s)) inst.scheduler_name = s->as_scalar_string();
     if (is_object(f.resources.at(i)))
       add_into(inst.pod_requests, requirements_requests(f.resources.at(i)->element, warnings));
     else if (is_object(f.container.at(i)))
@@ -227,18 +227,20 @@ class ViewBuilder {
     const Stream* order[] = {&f.resources, &f.container, &f.containers, &f.labels, &f.annotations, &f.scheduler};
     for (bool must_exist : {true, false})
       for (const Stream* s : order)
-        if (const Value* v = s->at(i); inst.location.empty() && v && v->has_pointer && (!must_exist || present(v)))
+        if (const json::Value* v = s->at(i);
+            inst.location.empty() && v && v->has_pointer && (!must_exist || present(v)))
           inst.location = v->pointer;
     return true;
   }
 
   // The instance's counts and id, and its pods and requests from them.
-  void scale_and_name(const ComponentDefinition& c, const Streams& st, size_t i, size_t n, InstanceView& inst) {
+  void scale_and_name(const catalog::ComponentDefinition& c, const Streams& st, size_t i, size_t n,
+                      InstanceView& inst) {
     inst.replicas = count(st.replicas.at(i), c, "replicasPath").value_or(1);
     inst.min_replicas = count(st.min_replicas.at(i), c, "minReplicasPath");
     inst.max_replicas = count(st.max_replicas.at(i), c, "maxReplicasPath");
     inst.sub_group_min = count(st.sub_group_min.at(i), c, "sub-group minimum");
-    if (const Value* id = st.ids.at(i); present(id))
+    if (const json::Value* id = st.ids.at(i); present(id))
       inst.id = id->as_scalar_string().value_or(id->json());
     else
       inst.id = n > 1 ? c.name + "-" + std::to_string(i) : c.name;
@@ -246,7 +248,7 @@ class ViewBuilder {
     inst.total_requests = scaled(inst.pod_requests, inst.pods);
   }
 
-  ObjectDocument& doc_;
+  json::ObjectDocument& doc_;
   WorkloadView& view_;
   std::string_view minimums_;
   bool inspect_detail_;
@@ -289,28 +291,29 @@ void graft(WorkloadView& inner, const std::string& prefix, const std::string& at
 
 // An AppWrapper holds whole objects: each is read with the definition the catalog has for its own kind, as if it were
 // admitted alone, one level deep (a wrapped object that wraps objects is a problem, not read).
-void add_wrapped_objects(const Definition& definition, ObjectDocument& doc, const ViewOptions& options,
+void add_wrapped_objects(const catalog::Definition& definition, json::ObjectDocument& doc, const ViewOptions& options,
                          WorkloadView& view, std::vector<GangGroupView>& gangs) {
-  EvalResult objects = definition.wrapped_objects->evaluate(doc, /*want_pointers=*/true);
+  json::EvalResult objects = definition.wrapped_objects->evaluate(doc, /*want_pointers=*/true);
   if (!objects.ok()) {
     view.problems.push_back("wrapped objects (" + definition.wrapped_objects->source() + "): " + objects.error);
     return;
   }
   for (size_t n = 0; n < objects.values.size() && n < kMaxInstances; ++n) {
-    const Value& v = objects.values[n];
+    const json::Value& v = objects.values[n];
     const std::string at = v.has_pointer ? v.pointer : std::string();
     if (v.computed || !v.has_pointer || !v.element.is_object()) {
       view.problems.push_back("wrapped object " + std::to_string(n) + (at.empty() ? "" : " at " + at) +
                               " is not an object of the workload");
       continue;
     }
-    const std::string api_version(string_member(v.element, "apiVersion")), kind(string_member(v.element, "kind"));
+    const std::string api_version(json::string_member(v.element, "apiVersion")),
+        kind(json::string_member(v.element, "kind"));
     const std::string what = "wrapped " + (api_version.empty() ? "object" : api_version) + " " + kind + " at " + at;
     if (!options.catalog) {
       view.problems.push_back(what + ": no catalog to read it with");
       continue;
     }
-    const Catalog::Match match = options.catalog->find(api_version, kind);
+    const catalog::Catalog::Match match = options.catalog->find(api_version, kind);
     if (!match.definition) {
       view.problems.push_back(
           what + ": " +
@@ -323,7 +326,7 @@ void add_wrapped_objects(const Definition& definition, ObjectDocument& doc, cons
       view.problems.push_back(what + ": it wraps objects itself, which is not read");
       continue;
     }
-    ObjectDocument wrapped(v.element);
+    json::ObjectDocument wrapped(v.element);
     ViewOptions wrapped_options = options;
     wrapped_options.status = false;  // the wrapping object's status is the workload's
     WorkloadView inner = build_view(*match.definition, wrapped, wrapped_options);
@@ -336,14 +339,14 @@ void add_wrapped_objects(const Definition& definition, ObjectDocument& doc, cons
 
 }  // namespace
 
-WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options) {
+WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocument& doc, const ViewOptions& options) {
   WorkloadView view;
   view.definition = &definition;
   simdjson::dom::element root = doc.root();
   std::string_view s;
   view.gvk = definition.gvk;
   if (root.at_key("apiVersion").get_string().get(s) == simdjson::SUCCESS) {
-    const auto [group, version] = split_api_version(s);
+    const auto [group, version] = json::split_api_version(s);
     view.gvk.group = std::string(group);
     view.gvk.version = std::string(version);
   }
@@ -353,16 +356,16 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   view.generate_name = metadata_string(root, "generateName");
 
   if (definition.resolved_object) {
-    std::string problem;
-    view.resolved = resolve_references(
+    auto resolved = resolve_references(
         definition, doc, options.references,
-        view.namespace_name.empty() ? options.namespace_name : std::string_view(view.namespace_name), problem);
-    if (!view.resolved) {
-      view.problems.push_back(problem);
+        view.namespace_name.empty() ? options.namespace_name : std::string_view(view.namespace_name));
+    if (!resolved) {
+      view.problems.push_back(resolved.error());
       return view;
     }
+    view.resolved = std::move(*resolved);
   }
-  ObjectDocument& read = view.document(doc);
+  json::ObjectDocument& read = view.document(doc);
   ViewBuilder builder(read, view, options);
   for (const auto& c : definition.components) view.components.push_back(builder.component(c));
   std::vector<GangGroupView> wrapped_gangs;
@@ -375,7 +378,7 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   // Pods that no template in the object describes (a KServe LLMInferenceService whose pod spec comes from a config)
   // can be neither counted nor edited: an empty view would be a silent wrong answer.
   const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),
-                                      [](const ComponentDefinition& c) { return c.bears_pods(); });
+                                      [](const catalog::ComponentDefinition& c) { return c.bears_pods(); });
   if ((bears_pods || definition.wrapped_objects) && view.pod_template_count() == 0 && view.problems.empty())
     view.problems.push_back(
         "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
@@ -393,4 +396,4 @@ WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const
   return view;
 }
 
-}  // namespace wm
+}  // namespace wm::view

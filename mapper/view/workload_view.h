@@ -14,7 +14,7 @@
 #include "mapper/view/quantity.h"
 #include "mapper/view/references.h"
 
-namespace wm {
+namespace wm::view {
 
 // Where an instance's pod fields live, as RFC 6901 pointers into the object. A field the definition
 // cannot locate is empty; a pointer may name a field that does not exist yet (it will be created).
@@ -43,7 +43,7 @@ struct InstanceView {
 
 struct ComponentView {
   std::string name;
-  std::optional<GroupVersionKind> kind;
+  std::optional<catalog::GroupVersionKind> kind;
   std::string owner;
   bool bears_pods = false;
   std::vector<InstanceView> instances;
@@ -61,7 +61,7 @@ struct GangSubGroupView {
   std::string name;       // the instance id, or the component name
   std::string component;  // the sub-group's component
   long long min_member = 0;
-  std::optional<TopologyConstraint> topology;
+  std::optional<catalog::TopologyConstraint> topology;
 };
 
 struct GangGroupView {
@@ -71,7 +71,7 @@ struct GangGroupView {
   long long pods = 0;                // pods one copy of the gang starts (less than min_member: it never starts)
   std::vector<GangSubGroupView> sub_groups;
   std::optional<long long> min_sub_groups;  // sub-groups that must start (KAI's minSubGroup); none: all of them
-  std::optional<TopologyConstraint> topology;
+  std::optional<catalog::TopologyConstraint> topology;
   long long copies = 1;           // identical gangs, one per replica of the grouping component (LeaderWorkerSet groups)
   bool made_by_operator = false;  // one of the operator's own gangs (Definition::extra_gangs): no pod names it here
   // Set when the gang is repeated per replica (whatever `copies` is now: a scale changes it): the keyPath that tells
@@ -84,8 +84,8 @@ struct GangGroupView {
 };
 
 struct WorkloadView {
-  const Definition* definition = nullptr;
-  GroupVersionKind gvk;  // as the object states it
+  const catalog::Definition* definition = nullptr;
+  catalog::GroupVersionKind gvk;  // as the object states it
   std::string name, namespace_name, generate_name;
   std::vector<ComponentView> components;
   long long total_pods = 0;
@@ -101,7 +101,7 @@ struct WorkloadView {
 
   size_t pod_template_count() const;
   // What the view's locations point into: the resolved document, else the object itself.
-  ObjectDocument& document(ObjectDocument& object) const { return resolved ? *resolved->object : object; }
+  json::ObjectDocument& document(json::ObjectDocument& object) const { return resolved ? *resolved->object : object; }
 };
 
 struct ViewOptions {
@@ -113,13 +113,14 @@ struct ViewOptions {
   bool inspect_detail = false;
   // Where the objects a definition wraps (Definition::wrapped_objects) find their own definitions. Without it, such
   // objects are problems: the workload is not understood.
-  const Catalog* catalog = nullptr;
+  const catalog::Catalog* catalog = nullptr;
   // Where the objects a definition refers to (Definition::references) are found, and the namespace of an object that
   // does not say its own (an admission request's). Without a store, such objects are problems.
   const ReferenceStore* references = nullptr;
   std::string_view namespace_name;  // must outlive build_view
 };
 
-WorkloadView build_view(const Definition& definition, ObjectDocument& doc, const ViewOptions& options = {});
+WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocument& doc,
+                        const ViewOptions& options = {});
 
-}  // namespace wm
+}  // namespace wm::view

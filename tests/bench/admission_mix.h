@@ -12,8 +12,8 @@
 namespace wm::bench {
 
 inline std::string admission_review_for(const std::string& file) {
-  Diagnostics errors;
-  auto docs = read_document_file(file, errors);
+  catalog::Diagnostics errors;
+  auto docs = catalog::read_document_file(file, errors);
   if (!errors.empty() || docs.empty()) {
     std::fprintf(stderr, "cannot read %s\n", file.c_str());
     std::exit(1);

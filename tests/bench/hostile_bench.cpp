@@ -74,8 +74,9 @@ std::vector<std::string> seed_objects() {
   for (const auto& root : roots)
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       if (entry.path().extension() != ".yaml") continue;
-      wm::Diagnostics errors;
-      for (auto& document : wm::read_document_file(entry.path().string(), errors)) objects.push_back(document.json);
+      wm::catalog::Diagnostics errors;
+      for (auto& document : wm::catalog::read_document_file(entry.path().string(), errors))
+        objects.push_back(document.json);
     }
   return objects;
 }

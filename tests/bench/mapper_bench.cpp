@@ -31,8 +31,8 @@ double percentile(std::vector<double> v, double p) {
 }
 
 std::string first_json(const std::string& path) {
-  Diagnostics errors;
-  auto docs = read_document_file(path, errors);
+  catalog::Diagnostics errors;
+  auto docs = catalog::read_document_file(path, errors);
   if (!errors.empty() || docs.empty()) {
     std::fprintf(stderr, "cannot read %s\n", path.c_str());
     std::exit(1);
@@ -46,11 +46,11 @@ int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 20000;
 
   std::vector<double> loads;
-  Catalog catalog;
+  catalog::Catalog catalog;
   for (int i = 0; i < 20; ++i) {
-    Diagnostics errors;
+    catalog::Diagnostics errors;
     auto t0 = Clock::now();
-    catalog = Catalog::embedded(errors);
+    catalog = catalog::Catalog::embedded(errors);
     loads.push_back(micros(Clock::now() - t0) / 1000.0);
     if (!errors.empty()) {
       std::fprintf(stderr, "catalog: %s\n", errors.front().str().c_str());
@@ -71,11 +71,11 @@ int main(int argc, char** argv) {
        corpus + "/pytorchjob/pytorch_job_mnist_nccl.yaml"},
       {"RayCluster (corpus raycluster/ray-cluster.complete.yaml)", corpus + "/raycluster/ray-cluster.complete.yaml"},
   };
-  const PodEdits edits{"kai-scheduler",
-                       std::nullopt,
-                       {{"kai.scheduler/queue", "team-a"}, {"scheduling.x-k8s.io/pod-group", "train"}},
-                       {{"workload-map.io/gang-size", "3"}}};
-  const RootEdits root{{{"kai.scheduler/queue", "team-a"}}, {{"workload-map.io/gpus", "12"}}};
+  const view::PodEdits edits{"kai-scheduler",
+                             std::nullopt,
+                             {{"kai.scheduler/queue", "team-a"}, {"scheduling.x-k8s.io/pod-group", "train"}},
+                             {{"workload-map.io/gang-size", "3"}}};
+  const view::RootEdits root{{{"kai.scheduler/queue", "team-a"}}, {{"workload-map.io/gpus", "12"}}};
 
   std::printf("%-60s %7s %9s %9s %9s %9s %9s\n", "object", "bytes", "parse", "view", "patch", "total", "p99");
   simdjson::dom::parser parser;
@@ -89,15 +89,15 @@ int main(int argc, char** argv) {
       simdjson::dom::element root_element;
       if (parser.parse(padded).get(root_element)) return 1;
       auto t1 = Clock::now();
-      ObjectDocument doc(root_element);
+      json::ObjectDocument doc(root_element);
       std::string_view api, kind;
       if (root_element["apiVersion"].get(api)) return 1;
       if (root_element["kind"].get(kind)) return 1;
       auto match = catalog.find(api, kind);
-      WorkloadView view = build_view(*match.definition, doc);
+      view::WorkloadView view = view::build_view(*match.definition, doc);
       auto t2 = Clock::now();
       std::vector<std::string> warnings;
-      std::string patch = make_patch(view, doc, edits, root, warnings);
+      std::string patch = view::make_patch(view, doc, edits, root, warnings);
       auto t3 = Clock::now();
       patch_bytes = patch.size();
       parse_t.push_back(micros(t1 - t0));

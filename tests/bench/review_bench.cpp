@@ -3,8 +3,7 @@
 // mix, with the built-in catalog and policy. Prints the median and p99 time and the heap
 // allocations per review, for each kind of the mix.
 //   review_bench [ITERATIONS]      (default 20000 per kind)
-// For instruction counts that do not depend on the machine's load:
-//   valgrind --tool=callgrind --toggle-collect='wm::webhook::review*' build/tests/bench/review_bench 2000
+// For instruction counts that do not depend on the machine's load: tests/bench/review_instructions.sh
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -35,9 +34,9 @@ using Clock = std::chrono::steady_clock;
 
 int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 20000;
-  wm::Diagnostics errors;
+  wm::catalog::Diagnostics errors;
   wm::webhook::AdmissionState state;
-  state.catalog = std::make_shared<const wm::Catalog>(wm::Catalog::embedded(errors));
+  state.catalog = std::make_shared<const wm::catalog::Catalog>(wm::catalog::Catalog::embedded(errors));
   state.policy = std::make_shared<const wm::webhook::Policy>(wm::webhook::Policy::builtin());
   if (!errors.empty()) {
     std::fprintf(stderr, "catalog: %s\n", errors.front().str().c_str());

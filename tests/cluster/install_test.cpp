@@ -28,7 +28,9 @@ extern char** environ;
 
 namespace {
 
-std::string str(simdjson::dom::element e, std::string_view pointer) { return std::string(wm::string_at(e, pointer)); }
+std::string str(simdjson::dom::element e, std::string_view pointer) {
+  return std::string(wm::json::string_at(e, pointer));
+}
 
 struct Rendering {
   std::vector<ParsedObject> objects;

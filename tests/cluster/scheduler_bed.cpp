@@ -76,10 +76,10 @@ std::vector<long long> profile_gangs(const ParsedObject& object, const std::stri
   REQUIRE(profile);
   auto match = builtin_catalog().find(object.api_version, object.kind);
   REQUIRE(match.definition);
-  const WorkloadView view = build_view(*match.definition, *object.doc,
-                                       webhook::view_options_for(*profile, match.definition->gvk.group, object.kind));
+  const view::WorkloadView view = view::build_view(
+      *match.definition, *object.doc, webhook::view_options_for(*profile, match.definition->gvk.group, object.kind));
   std::vector<long long> out;
-  for (const auto& g : expanded_gangs(view.gangs, 1000)) out.push_back(g.min_member);
+  for (const auto& g : view::expanded_gangs(view.gangs, 1000)) out.push_back(g.min_member);
   if (whole_workload && out.size() == 1 && out[0] > 0) out[0] = view.total_pods;
   return out;
 }

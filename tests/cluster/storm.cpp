@@ -21,12 +21,13 @@ const char* const kResources[] = {"jobsets.jobset.x-k8s.io", "pytorchjobs.kubefl
 
 Storm::Storm(const std::string& ns, int count, double per_second)
     : ns_(ns), workloads_(bench::workload_mix(count, ns, "no-nodes")), statuses_(workloads_.size(), 0) {
-  std::string error;
-  auto config = kube::config_from_kubeconfig(Cluster::get().kubeconfig(), error);
-  INFO(error);
+  auto config = kube::config_from_kubeconfig(Cluster::get().kubeconfig());
+  INFO(config.error());
   REQUIRE(config);
-  std::shared_ptr<kube::Client> client(kube::Client::make(*config, error).release());
-  REQUIRE(client);
+  auto made = kube::Client::make(*config);
+  INFO(made.error());
+  REQUIRE(made);
+  std::shared_ptr<kube::Client> client = std::move(*made);
   auto next = std::make_shared<std::atomic<size_t>>(0);
   const auto start = std::chrono::steady_clock::now();
   for (int s = 0; s < kSenders; ++s)

@@ -28,7 +28,7 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
   YAML::Node expectations = YAML::LoadFile(test::source_path(expectations_file));
   // Objects that workloads refer to (a TrainJob's runtime) are found among all the manifests, as the cluster side
   // would find them among the cluster's objects.
-  ReferenceStore references;
+  view::ReferenceStore references;
   std::vector<std::string> paths;
   for (const auto& file : files) paths.push_back(dir + "/" + file);
   test::hold_objects(references, paths);
@@ -44,8 +44,8 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
         if (!match.definition) continue;  // a ConfigMap or Service beside the workload
         REQUIRE(index < expected.size());
         YAML::Node want = expected[index++];
-        WorkloadView view = build_view(*match.definition, *object.doc,
-                                       {.catalog = &test::builtin_catalog(), .references = &references});
+        view::WorkloadView view = view::build_view(*match.definition, *object.doc,
+                                                   {.catalog = &test::builtin_catalog(), .references = &references});
         INFO(object.kind << " " << object.name);
         CHECK(view.gvk.kind == want["kind"].as<std::string>());
         CHECK(view.name == want["name"].as<std::string>());
@@ -59,19 +59,19 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
           auto it = view.total_requests.find(resource);
           INFO(resource);
           REQUIRE(it != view.total_requests.end());
-          CHECK(it->second.str() == Quantity::parse(kv.second.as<std::string>())->str());
+          CHECK(it->second.str() == view::Quantity::parse(kv.second.as<std::string>())->str());
         }
         // Gangs as KAI's podgrouper counts them (the built-in rule): all pods in one gang unless noted.
         long long gang = want["gang"] ? want["gang"].as<long long>() : want["pods"].as<long long>();
         long long gangs = want["gangs"] ? want["gangs"].as<long long>() : 1;
-        auto expanded = expanded_gangs(view.gangs, 1000);
+        auto expanded = view::expanded_gangs(view.gangs, 1000);
         REQUIRE(expanded.size() == static_cast<size_t>(gangs));
         for (const auto& g : expanded) CHECK(g.min_member == gang);
 
         std::map<std::string, long long> got, wanted;
         for (const auto& c : view.components)
           for (const auto& i : c.instances)
-            if (i.shape != PodShape::Logical) {
+            if (i.shape != view::PodShape::Logical) {
               got[c.name + "/" + i.id] = i.pods;
               // Located, but for a kind whose API has no pod fields at all (NIMCache: cpu and memory only).
               if (i.fields.scheduler_name || i.fields.labels) CHECK_FALSE(i.location.empty());
@@ -135,7 +135,7 @@ spec:
   auto& object = objects.at(0);
   auto match = test::builtin_catalog().find(object.api_version, object.kind);
   REQUIRE(match.definition);
-  WorkloadView view = build_view(*match.definition, *object.doc, {.catalog = &test::builtin_catalog()});
+  view::WorkloadView view = view::build_view(*match.definition, *object.doc, {.catalog = &test::builtin_catalog()});
   CHECK(view.total_pods == 3);
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 12);
   CHECK(view.total_requests.at("cpu").str() == "24");
@@ -161,10 +161,11 @@ status:
   - {type: Completed, status: "True"}
 )");
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
-  WorkloadView view = build_view(*match.definition, *objects[0].doc, {.status = true});
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc, {.status = true});
   CHECK(view.phases == std::vector<std::string>{"completed"});
 
   auto pending = test::parse_yaml("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n");
   auto pod = test::builtin_catalog().find("v1", "Pod");
-  CHECK(build_view(*pod.definition, *pending[0].doc, {.status = true}).phases == std::vector<std::string>{"Undefined"});
+  CHECK(view::build_view(*pod.definition, *pending[0].doc, {.status = true}).phases ==
+        std::vector<std::string>{"Undefined"});
 }

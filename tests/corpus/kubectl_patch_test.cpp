@@ -20,7 +20,7 @@ std::string string_at(simdjson::dom::element root, const std::string& pointer) {
   return std::string(s);
 }
 
-bool unlocated_pod_fields(const InstanceView& i) {
+bool unlocated_pod_fields(const view::InstanceView& i) {
   return !i.fields.scheduler_name && !i.fields.priority_class_name && !i.fields.labels && !i.fields.annotations;
 }
 
@@ -54,7 +54,7 @@ void differences(simdjson::dom::element before, simdjson::dom::element after, co
       // A named object: value_unsafe() of a temporary result is a reference into it.
       const simdjson::dom::object members = after.get_object().value_unsafe();
       for (auto [key, value] : members)
-        differences(before, value, pointer_child(pointer, key), allowed, true, problems);
+        differences(before, value, json::pointer_child(pointer, key), allowed, true, problems);
     } else if (!allowed.leaves.count(pointer)) {
       problems.push_back("adds " + pointer);
     }
@@ -66,14 +66,14 @@ void differences(simdjson::dom::element before, simdjson::dom::element after, co
     for (auto [key, value] : old_members) {
       simdjson::dom::element now;
       if (new_members.at_key(key).get(now) != simdjson::SUCCESS)
-        problems.push_back("removes " + pointer_child(pointer, key));
+        problems.push_back("removes " + json::pointer_child(pointer, key));
       else
-        differences(value, now, pointer_child(pointer, key), allowed, false, problems);
+        differences(value, now, json::pointer_child(pointer, key), allowed, false, problems);
     }
     for (auto [key, value] : new_members) {
       simdjson::dom::element old;
       if (old_members.at_key(key).get(old) != simdjson::SUCCESS)
-        differences(before, value, pointer_child(pointer, key), allowed, true, problems);
+        differences(before, value, json::pointer_child(pointer, key), allowed, true, problems);
     }
   } else if (before.is_array() && after.is_array()) {
     simdjson::dom::array a = before.get_array().value_unsafe(), b = after.get_array().value_unsafe();
@@ -82,7 +82,7 @@ void differences(simdjson::dom::element before, simdjson::dom::element after, co
     for (size_t i = 0; i < a.size(); ++i)
       differences(a.at(i).value_unsafe(), b.at(i).value_unsafe(), pointer + "/" + std::to_string(i), allowed, false,
                   problems);
-  } else if (element_json(before) != element_json(after) && !allowed.leaves.count(pointer)) {
+  } else if (json::element_json(before) != json::element_json(after) && !allowed.leaves.count(pointer)) {
     problems.push_back("changes " + pointer);
   }
 }
@@ -94,44 +94,44 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
     WARN("kubectl is not installed: skipped");
     return;
   }
-  const PodEdits edits{"wm-test-scheduler",
-                       std::nullopt,
-                       {{"workload-map.test/gang", "g1"}, {"odd/key~name", "x"}},
-                       {{"workload-map.test/min-member", "3"}}};
-  const RootEdits root{{}, {{"workload-map.test/pods", "7"}}};
+  const view::PodEdits edits{"wm-test-scheduler",
+                             std::nullopt,
+                             {{"workload-map.test/gang", "g1"}, {"odd/key~name", "x"}},
+                             {{"workload-map.test/min-member", "3"}}};
+  const view::RootEdits root{{}, {{"workload-map.test/pods", "7"}}};
   int patched_workloads = 0;
   const std::string fixtures = test::source_path("tests/fixtures/upstream");
   std::vector<std::pair<std::string, std::string>> files;  // directory, file
   for (const auto& file : test::corpus_files()) files.emplace_back(test::corpus_dir(), file);
   for (const auto& file : test::yaml_files_under(fixtures)) files.emplace_back(fixtures, file);
   // Objects that workloads refer to (a TrainJob's runtime), from among the fixtures.
-  ReferenceStore references;
+  view::ReferenceStore references;
   std::vector<std::string> paths;
   for (const auto& [dir, file] : files) paths.push_back(dir + "/" + file);
   test::hold_objects(references, paths);
-  const ViewOptions options{.catalog = &test::builtin_catalog(), .references = &references};
+  const view::ViewOptions options{.catalog = &test::builtin_catalog(), .references = &references};
   for (const auto& [dir, file] : files) {
     for (auto& object : test::parse_file(dir + "/" + file)) {
       auto match = test::builtin_catalog().find(object.api_version, object.kind);
       if (!match.definition) continue;
       DYNAMIC_SECTION(file << " " << object.kind << " " << object.name) {
-        WorkloadView view = build_view(*match.definition, *object.doc, options);
+        view::WorkloadView view = view::build_view(*match.definition, *object.doc, options);
         std::vector<std::string> warnings;
-        std::string patch = make_patch(view, *object.doc, edits, root, warnings);
+        std::string patch = view::make_patch(view, *object.doc, edits, root, warnings);
         // Instances of a kind whose API has no pod fields (NIMCache) get one warning each, and nothing else does.
         size_t unlocated = 0;
         for (const auto& c : view.components)
-          for (const auto& i : c.instances) unlocated += i.shape != PodShape::Logical && unlocated_pod_fields(i);
+          for (const auto& i : c.instances) unlocated += i.shape != view::PodShape::Logical && unlocated_pod_fields(i);
         // Pods from a referenced object (a TrainJob's runtime) are edited through the object's own entry
         // (Definition::referenced_pod_edits), which has no place for a scheduler name: one warning each.
-        const ReferencedPodEdits* entry = view.resolved ? &*match.definition->referenced_pod_edits : nullptr;
+        const catalog::ReferencedPodEdits* entry = view.resolved ? &*match.definition->referenced_pod_edits : nullptr;
         for (const auto& w : warnings) UNSCOPED_INFO("warning: " << w);
         CHECK(warnings.size() == unlocated);
         for (const auto& w : warnings)
           CHECK(w.find(entry ? ": schedulerName and priorityClassName not set: the pods' template is in a referenced"
                              : ": pods not edited: the definition locates no pod field") != std::string::npos);
 
-        std::string input = test::write_temp("object.json", element_json(object.root));
+        std::string input = test::write_temp("object.json", json::element_json(object.root));
         std::string patch_file = test::write_temp("patch.json", patch);
         std::string out;
         int status = test::run(
@@ -140,11 +140,11 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
         REQUIRE(status == 0);
 
         auto patched = test::parse_json(out);
-        WorkloadView after = build_view(*match.definition, *patched.doc, options);
+        view::WorkloadView after = view::build_view(*match.definition, *patched.doc, options);
         REQUIRE(after.pod_template_count() == view.pod_template_count());
         for (const auto& c : after.components)
           for (const auto& i : c.instances) {
-            if (i.shape == PodShape::Logical || unlocated_pod_fields(i)) continue;
+            if (i.shape == view::PodShape::Logical || unlocated_pod_fields(i)) continue;
             INFO("component " << c.name << " instance " << i.id);
             REQUIRE(i.fields.scheduler_name);
             CHECK(string_at(patched.root, *i.fields.scheduler_name) == "wm-test-scheduler");
@@ -160,13 +160,13 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
           simdjson::dom::array list;
           REQUIRE(patched.root.at_pointer(entry->list).get_array().get(list) == simdjson::SUCCESS);
           const simdjson::dom::element ours = list.at(list.size() - 1).value_unsafe();
-          for (const auto& [key, value] : entry->entry) CHECK(string_at(ours, pointer_child("", key)) == value);
+          for (const auto& [key, value] : entry->entry) CHECK(string_at(ours, json::pointer_child("", key)) == value);
           simdjson::dom::array items;
           REQUIRE(ours.at_pointer(entry->instance_list).get_array().get(items) == simdjson::SUCCESS);
           CHECK(items.size() == view.pod_template_count());
           for (simdjson::dom::element item : items) {
-            INFO(element_json(item));
-            CHECK_FALSE(string_at(item, pointer_child("", entry->instance_key)).empty());
+            INFO(json::element_json(item));
+            CHECK_FALSE(string_at(item, json::pointer_child("", entry->instance_key)).empty());
             CHECK(string_at(item, entry->pod_metadata + "/labels/workload-map.test~1gang") == "g1");
             CHECK(string_at(item, entry->pod_metadata + "/annotations/workload-map.test~1min-member") == "3");
           }
@@ -184,13 +184,14 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
         }
         for (const auto& c : view.components)
           for (const auto& i : c.instances) {
-            if (i.shape == PodShape::PodTemplate || i.shape == PodShape::PodSpec) allowed.inside.push_back(i.location);
+            if (i.shape == view::PodShape::PodTemplate || i.shape == view::PodShape::PodSpec)
+              allowed.inside.push_back(i.location);
             if (i.fields.scheduler_name) allowed.leaves.insert(*i.fields.scheduler_name);
             for (const auto& [where, entries] :
                  {std::pair{i.fields.labels, edits.labels}, std::pair{i.fields.annotations, edits.annotations}}) {
               if (!where) continue;
               allowed.maps.insert(*where);
-              for (const auto& [key, value] : entries) allowed.leaves.insert(pointer_child(*where, key));
+              for (const auto& [key, value] : entries) allowed.leaves.insert(json::pointer_child(*where, key));
             }
           }
         std::vector<std::string> problems;
@@ -200,7 +201,7 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
 
         // Applying the same edits again changes nothing.
         std::vector<std::string> again_warnings;
-        CHECK(make_patch(after, *patched.doc, edits, root, again_warnings) == "[]");
+        CHECK(view::make_patch(after, *patched.doc, edits, root, again_warnings) == "[]");
         ++patched_workloads;
       }
     }

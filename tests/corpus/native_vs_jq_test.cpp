@@ -17,7 +17,7 @@ TEST_CASE("native path evaluation and libjq agree on the whole corpus") {
 
   size_t native_paths = 0, jq_only = 0, comparisons = 0;
   for (const auto& definition : test::builtin_catalog().definitions()) {
-    for_each_object_path(*definition, [&](const std::string& field, const Path& path) {
+    catalog::for_each_object_path(*definition, [&](const std::string& field, const catalog::Path& path) {
       if (!path->is_native()) {
         ++jq_only;
         return;
@@ -27,7 +27,7 @@ TEST_CASE("native path evaluation and libjq agree on the whole corpus") {
         for (bool pointers : {false, true}) {
           auto native = path->evaluate_native(*object.doc, pointers);
           if (!native) continue;  // deferred to jq at run time: nothing to compare
-          EvalResult jq = path->evaluate_jq(*object.doc, pointers);
+          json::EvalResult jq = path->evaluate_jq(*object.doc, pointers);
           // The watchdog's wall-clock budget (jq_watchdog.h) can run out on a loaded machine (seen once in CI, with
           // the cluster suites beside it): that says nothing of what jq computes, so such a run is tried again.
           for (int retry = 0; retry < 3 && jq.error.rfind("stopped:", 0) == 0; ++retry)
@@ -62,7 +62,7 @@ TEST_CASE("every replica and minimum path of the built-in catalog runs on the na
       "milvus-io-v1beta1-milvus streamingnode.replicasPath"};
   std::vector<std::string> jq_only;
   for (const auto& definition : test::builtin_catalog().definitions())
-    for_each_object_path(*definition, [&](const std::string& field, const Path& path) {
+    catalog::for_each_object_path(*definition, [&](const std::string& field, const catalog::Path& path) {
       if (field.find("ReplicasPath") != std::string::npos && !path->is_native() &&
           !known.count(definition->name + " " + field))
         jq_only.push_back(definition->name + " " + field + ": " + path->source());

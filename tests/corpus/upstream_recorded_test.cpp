@@ -32,7 +32,8 @@ std::string field(simdjson::dom::element element, const char* key) {
 }
 
 // The definition to read a recording with, or null to skip it; `kartaName` and the first state's object say which.
-using DefinitionFor = std::function<const Definition*(const std::string& karta, simdjson::dom::element object)>;
+using DefinitionFor =
+    std::function<const catalog::Definition*(const std::string& karta, simdjson::dom::element object)>;
 
 // Phases given on purpose where upstream's differ, by "file@resourceVersion", each with its reason where it is listed.
 using Deliberate = std::map<std::string, std::set<std::string>>;
@@ -47,14 +48,14 @@ int check_recordings(const DefinitionFor& definition_for, const Deliberate& deli
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     INFO(path.filename().string());
-    Diagnostics errors;
-    auto documents = read_document_file(path.string(), errors);
+    catalog::Diagnostics errors;
+    auto documents = catalog::read_document_file(path.string(), errors);
     REQUIRE(errors.empty());
     REQUIRE(documents.size() == 1);
     auto recording = test::parse_json(documents[0].json);
     simdjson::dom::array events;
     REQUIRE(recording.root["events"].get_array().get(events) == simdjson::SUCCESS);
-    const Definition* definition = nullptr;
+    const catalog::Definition* definition = nullptr;
     for (auto event : events)
       if (field(event, "kind") == "STATE") {
         definition = definition_for(field(recording.root, "kartaName"), event["object"].value());
@@ -64,7 +65,7 @@ int check_recordings(const DefinitionFor& definition_for, const Deliberate& deli
     REQUIRE(definition->root().status);
     for (auto event : events) {
       if (field(event, "kind") != "STATE") continue;
-      auto object = test::parse_json(element_json(event["object"].value()));
+      auto object = test::parse_json(json::element_json(event["object"].value()));
       std::set<std::string> want, got;
       simdjson::dom::array phases;  // named: a range-for over a temporary result's value() would dangle
       REQUIRE(event["phases"].get_array().get(phases) == simdjson::SUCCESS);
@@ -73,7 +74,7 @@ int check_recordings(const DefinitionFor& definition_for, const Deliberate& deli
           ours != deliberate.end())
         want = ours->second;
       std::vector<std::string> warnings;
-      for (const auto& phase : evaluate_status(*definition->root().status, *object.doc, warnings))
+      for (const auto& phase : view::evaluate_status(*definition->root().status, *object.doc, warnings))
         got.insert(lower(phase));
       INFO("resourceVersion " << field(event, "resourceVersion"));
       CHECK(warnings.empty());
@@ -88,28 +89,29 @@ int check_recordings(const DefinitionFor& definition_for, const Deliberate& deli
 
 TEST_CASE("upstream's recorded workload states get the phases upstream's library gave them") {
   const std::string definitions = test::corpus_dir() + "/../../karta-upstream";
-  std::vector<std::unique_ptr<Definition>> loaded_definitions;
-  const int states = check_recordings([&](const std::string& karta, simdjson::dom::element) -> const Definition* {
-    const std::string karta_file = definitions + "/" + karta + ".yaml";
-    if (!std::filesystem::exists(karta_file)) return nullptr;  // not every upstream definition is in ../shared
-    auto loaded = load_definitions(test::read_file(karta_file), karta_file);
-    REQUIRE(loaded.errors.empty());
-    REQUIRE(loaded.definitions.size() == 1);
-    loaded_definitions.push_back(std::make_unique<Definition>(std::move(loaded.definitions[0])));
-    return loaded_definitions.back().get();
-  });
+  std::vector<std::unique_ptr<catalog::Definition>> loaded_definitions;
+  const int states =
+      check_recordings([&](const std::string& karta, simdjson::dom::element) -> const catalog::Definition* {
+        const std::string karta_file = definitions + "/" + karta + ".yaml";
+        if (!std::filesystem::exists(karta_file)) return nullptr;  // not every upstream definition is in ../shared
+        auto loaded = catalog::load_definitions(test::read_file(karta_file), karta_file);
+        REQUIRE(loaded.errors.empty());
+        REQUIRE(loaded.definitions.size() == 1);
+        loaded_definitions.push_back(std::make_unique<catalog::Definition>(std::move(loaded.definitions[0])));
+        return loaded_definitions.back().get();
+      });
   CHECK(states >= 20);
 }
 
 TEST_CASE("the built-in catalog's status mappings give upstream's recorded phases") {
-  const Catalog& catalog = test::builtin_catalog();
+  const catalog::Catalog& catalog = test::builtin_catalog();
   std::set<std::string> kinds;
   // KubeRay sets a RayJob's jobDeploymentStatus to Suspending while it deletes the job's cluster
   // (ray-operator/controllers/ray/rayjob_controller.go, JobDeploymentStatusSuspending), a phase the Karta schema
   // has a name for; upstream's definition maps nothing to it.
   const Deliberate better = {{"rayjob-v1-suspended.yaml@627950", {"suspending"}}};
   const int states = check_recordings(
-      [&](const std::string&, simdjson::dom::element object) -> const Definition* {
+      [&](const std::string&, simdjson::dom::element object) -> const catalog::Definition* {
         const auto match = catalog.find(field(object, "apiVersion"), field(object, "kind"));
         if (match.definition) kinds.insert(field(object, "kind"));
         return match.definition;

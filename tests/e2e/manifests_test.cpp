@@ -101,7 +101,7 @@ TEST_CASE("the base renders every object a cluster-wide webhook needs") {
 
   // The policy ConfigMap is one the server loads.
   std::string policy = str(base.find("ConfigMap", "workload-map-policy")->root, "/data/policy.yaml");
-  Diagnostics errors;
+  catalog::Diagnostics errors;
   CHECK(webhook::Policy::load(policy, "ConfigMap workload-map-policy", errors).has_value());
   for (const auto& e : errors) FAIL(e.str());
   CHECK(str(base.find("CustomResourceDefinition")->root, "/spec/names/kind") == "Karta");

@@ -22,7 +22,7 @@ namespace {
 
 std::string label_pointer(const std::optional<std::string>& map, const std::string& key) {
   REQUIRE(map.has_value());
-  return pointer_child(*map, key);
+  return json::pointer_child(*map, key);
 }
 
 }  // namespace
@@ -40,7 +40,7 @@ TEST_CASE("every corpus workload, sent as an AdmissionReview, comes back with a 
     size_t index = 0;
     for (auto& object : parse_file(corpus_dir() + "/" + file)) {
       auto match = builtin_catalog().find(object.api_version, object.kind);
-      const std::string json = element_json(object.root);
+      const std::string json = json::element_json(object.root);
       const std::string uid = "uid-" + std::to_string(++n);
       auto res = client.post("/mutate", admission_review(json, "team-a", "CREATE", uid));
       INFO(file << " " << object.kind << " " << object.name);
@@ -61,10 +61,10 @@ TEST_CASE("every corpus workload, sent as an AdmissionReview, comes back with a 
       }
       REQUIRE_FALSE(answer.patch.empty());
       auto patched = parse_json(kubectl_apply(json, answer.patch));
-      WorkloadView after = build_view(*match.definition, *patched.doc, {.catalog = &builtin_catalog()});
+      view::WorkloadView after = view::build_view(*match.definition, *patched.doc, {.catalog = &builtin_catalog()});
       for (const auto& c : after.components)
         for (const auto& i : c.instances) {
-          if (i.shape == PodShape::Logical) continue;
+          if (i.shape == view::PodShape::Logical) continue;
           INFO("component " << c.name << " instance " << i.id);
           if (!i.fields.scheduler_name && !i.fields.labels && !i.fields.annotations) {  // NIMCache: no pod fields
             CHECK_THAT(answer.warnings, Catch::Contains("instance " + i.id + ": pods not edited"));
@@ -138,11 +138,12 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
       for (const auto& file : workloads) {
         auto object = std::move(parse_file(file).front());
         INFO(c.profile << " on " << object.kind << " " << object.name);
-        auto answer = parse_answer(client.post("/mutate", admission_review(element_json(object.root), "ns1")).body);
+        auto answer =
+            parse_answer(client.post("/mutate", admission_review(json::element_json(object.root), "ns1")).body);
         REQUIRE(answer.allowed);
-        auto patched = parse_json(kubectl_apply(element_json(object.root), answer.patch));
+        auto patched = parse_json(kubectl_apply(json::element_json(object.root), answer.patch));
         auto match = builtin_catalog().find(patched.api_version, patched.kind);
-        WorkloadView after = build_view(*match.definition, *patched.doc, {.catalog = &builtin_catalog()});
+        view::WorkloadView after = view::build_view(*match.definition, *patched.doc, {.catalog = &builtin_catalog()});
         // Volcano leaves LeaderWorkerSet groups to LWS's own integration (policy.yaml): the queue on the LWS,
         // no group name on its shared templates.
         const bool handed_to_lws = std::string(c.profile) == "volcano" && object.kind == "LeaderWorkerSet";
@@ -158,7 +159,7 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
           }
         for (const auto& comp : after.components)
           for (const auto& i : comp.instances) {
-            if (i.shape == PodShape::Logical) continue;
+            if (i.shape == view::PodShape::Logical) continue;
             INFO("component " << comp.name << " instance " << i.id);
             CHECK(string_at(patched.root, *i.fields.scheduler_name) == (c.scheduler ? c.scheduler : "<missing>"));
             if (handed_to_lws) {
@@ -168,7 +169,7 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
             }
             for (const auto& e : c.expect) {
               std::string where = e.where;
-              std::string expected = fill(e.value, gang_object_name(object.name, after.gangs, after.gangs.at(0)),
+              std::string expected = fill(e.value, view::gang_object_name(object.name, after.gangs, after.gangs.at(0)),
                                           last_component[i.location], last_instance[i.location]);
               if (where == "pod-label")
                 CHECK(string_at(patched.root, label_pointer(i.fields.labels, e.key)) == expected);
@@ -181,11 +182,11 @@ TEST_CASE("each scheduler profile on a JobSet, a PyTorchJob and a LeaderWorkerSe
                                       std::any_of(c.expect.begin(), c.expect.end(),
                                                   [](const Expectation& e) { return e.value == "{group}"; });
             CHECK(string_at(patched.root, label_pointer(i.fields.annotations, "workload-map.io/replica-gang")) ==
-                  (names_copies ? gang_object_name(object.name, after.gangs, after.gangs.at(0)) : "<missing>"));
+                  (names_copies ? view::gang_object_name(object.name, after.gangs, after.gangs.at(0)) : "<missing>"));
           }
         for (const auto& e : c.expect)
           if (std::string(e.where) == "workload-label")
-            CHECK(string_at(patched.root, pointer_child("/metadata/labels", e.key)) == e.value);
+            CHECK(string_at(patched.root, json::pointer_child("/metadata/labels", e.key)) == e.value);
         CHECK(string_at(patched.root, "/metadata/annotations/workload-map.io~1gang-size") ==
               std::to_string(after.gangs.at(0).min_member));
       }
@@ -307,7 +308,7 @@ TEST_CASE("validation refuses the 12-GPU JobSet under an 8-GPU limit and admits 
   std::string policy = write_temp("policy-limits.yaml", limit_policy(8));
   ServerProcess server({"--policy", policy});
   auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
-  const std::string review = admission_review(element_json(object.root), "team-a", "CREATE", "v-1");
+  const std::string review = admission_review(json::element_json(object.root), "team-a", "CREATE", "v-1");
 
   auto denied = HttpsClient(server.port()).post("/validate", review);
   REQUIRE(denied.status == 200);
@@ -361,7 +362,7 @@ TEST_CASE("UPDATE is validated but not mutated, while DELETE and unknown kinds p
   HttpsClient client(server.port());
   auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
   auto update =
-      parse_answer(client.post("/mutate", admission_review(element_json(object.root), "team-a", "UPDATE")).body);
+      parse_answer(client.post("/mutate", admission_review(json::element_json(object.root), "team-a", "UPDATE")).body);
   CHECK(update.allowed);
   CHECK(update.patch.empty());
   auto del = parse_answer(client.post("/mutate", admission_review("null", "team-a", "DELETE")).body);
@@ -520,7 +521,7 @@ TEST_CASE("the metrics port serves plain HTTP with HELP on every family and buil
   const std::string base = "http://127.0.0.1:" + m[1].str();
   HttpsClient client(server.port());
   auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
-  client.post("/mutate", admission_review(element_json(object.root), "team-a"));
+  client.post("/mutate", admission_review(json::element_json(object.root), "team-a"));
 
   std::string metrics, code;
   REQUIRE(run("curl -sf " + base + "/metrics", metrics) == 0);

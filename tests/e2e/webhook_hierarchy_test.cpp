@@ -94,7 +94,7 @@ TEST_CASE("an UPDATE edits only the pod templates it changes, and always the wor
   ServerProcess server({"--policy", write_temp("policy-update.yaml", policy)});
   HttpsClient client(server.port());
   auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
-  const std::string stored = element_json(object.root);
+  const std::string stored = json::element_json(object.root);
 
   // Scaled: no template changed, so only the summary on the JobSet itself is rewritten.
   std::string scaled = stored;

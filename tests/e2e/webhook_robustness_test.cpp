@@ -66,7 +66,7 @@ std::unique_ptr<boost::beast::ssl_stream<boost::beast::tcp_stream>> tls_connect(
 
 std::string jobset_review(const std::string& uid = "req") {
   auto object = std::move(parse_file(source_path("examples/jobset-12-gpus.yaml")).front());
-  return admission_review(element_json(object.root), "team-a", "CREATE", uid);
+  return admission_review(json::element_json(object.root), "team-a", "CREATE", uid);
 }
 
 }  // namespace

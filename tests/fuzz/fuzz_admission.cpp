@@ -17,8 +17,8 @@
 namespace {
 
 std::vector<wm::webhook::AdmissionState> states() {
-  wm::Diagnostics errors;
-  auto catalog = std::make_shared<wm::Catalog>(wm::Catalog::embedded(errors));
+  wm::catalog::Diagnostics errors;
+  auto catalog = std::make_shared<wm::catalog::Catalog>(wm::catalog::Catalog::embedded(errors));
   std::vector<wm::webhook::AdmissionState> out{
       {catalog, std::make_shared<wm::webhook::Policy>(wm::webhook::Policy::builtin())}};
   const std::string text(wm::webhook::embedded_policy_text());

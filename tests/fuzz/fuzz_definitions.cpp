@@ -8,8 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  wm::load_definitions(text, "fuzz.yaml");
-  wm::Diagnostics errors;
-  wm::read_documents(text, "fuzz.yaml", errors);
+  wm::catalog::load_definitions(text, "fuzz.yaml");
+  wm::catalog::Diagnostics errors;
+  wm::catalog::read_documents(text, "fuzz.yaml", errors);
   return 0;
 }

@@ -11,9 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     content = "PEM of " + path;
     return path.find("missing") == std::string::npos;
   };
-  std::string error;
-  auto config = wm::kube::config_from_kubeconfig_text(text, "/fuzz/kubeconfig", fake_files, error);
-  if (!config && error.rfind("/fuzz/kubeconfig", 0) != 0) __builtin_trap();
+  auto config = wm::kube::config_from_kubeconfig_text(text, "/fuzz/kubeconfig", fake_files);
+  if (!config && config.error().rfind("/fuzz/kubeconfig", 0) != 0) __builtin_trap();
   if (config && (config->host.empty() || config->port.empty())) __builtin_trap();
   return 0;
 }

@@ -18,17 +18,18 @@
 
 namespace {
 
-const wm::PathExpression* compiled(const std::string& source) {
-  static std::map<std::string, std::optional<wm::PathExpression>> cache;
+const wm::expr::PathExpression* compiled(const std::string& source) {
+  static std::map<std::string, std::optional<wm::expr::PathExpression>> cache;
   if (cache.size() > 2000) cache.clear();  // bounded memory over a long run
   auto [it, added] = cache.try_emplace(source);
-  if (added && wm::NativeExpression::parse(source)) {
-    std::string error;
-    it->second = wm::PathExpression::compile(source, error);
-    if (!it->second) {  // the native subset took an expression jq refuses: a disagreement too
-      std::fprintf(stderr, "the native evaluator takes %s, which jq refuses: %s\n", source.c_str(), error.c_str());
+  if (added && wm::expr::NativeExpression::parse(source)) {
+    auto path = wm::expr::PathExpression::compile(source);
+    if (!path) {  // the native subset took an expression jq refuses: a disagreement too
+      std::fprintf(stderr, "the native evaluator takes %s, which jq refuses: %s\n", source.c_str(),
+                   path.error().c_str());
       std::abort();
     }
+    it->second = std::move(*path);
   }
   return it->second ? &*it->second : nullptr;
 }
@@ -38,7 +39,7 @@ const wm::PathExpression* compiled(const std::string& source) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto input = wm::test::split_case(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!input) return 0;
-  const wm::PathExpression* path = compiled(input->expression);
+  const wm::expr::PathExpression* path = compiled(input->expression);
   if (!path || !path->is_native()) return 0;
   simdjson::dom::parser parser;
   simdjson::dom::element root;

@@ -8,7 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  wm::Diagnostics errors;
+  wm::catalog::Diagnostics errors;
   if (auto policy = wm::webhook::Policy::load(text, "fuzz-policy.yaml", errors)) {
     if (const auto* rule = policy->match("team-a", "jobset.x-k8s.io", "JobSet"); rule && rule->profile)
       wm::webhook::Policy::edits_for(*rule->profile, "", "Pod");

@@ -17,10 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t piece = size ? 1 + data[0] % 97 : 1;
   for (size_t at = 0; at < input.size(); at += piece)
     splitter.feed(input.substr(at, piece), [&](std::string_view line) {
-      std::string problem;
-      auto event = wm::kube::decode_watch_event(line, parser, problem);
+      auto event = wm::kube::decode_watch_event(line, parser);
       if (!event) {
-        if (problem.empty()) __builtin_trap();  // a refusal always says why
+        if (event.error().empty()) __builtin_trap();  // a refusal always says why
         return;
       }
       if (!event->object_json.empty()) {

@@ -22,11 +22,11 @@ int main(int argc, char** argv) {
     if (!text.str().empty()) objects.push_back(text.str());
   }
   if (objects.empty()) return 1;
-  wm::Diagnostics errors;
-  wm::Catalog catalog = wm::Catalog::embedded(errors);
+  wm::catalog::Diagnostics errors;
+  wm::catalog::Catalog catalog = wm::catalog::Catalog::embedded(errors);
   size_t n = 0;
   for (const auto& definition : catalog.definitions())
-    wm::for_each_object_path(*definition, [&](const std::string&, const wm::Path& path) {
+    wm::catalog::for_each_object_path(*definition, [&](const std::string&, const wm::catalog::Path& path) {
       if (!path->is_native()) return;
       std::ofstream(std::string(argv[1]) + "/seed-" + std::to_string(n)) << path->source() << "\n"
                                                                          << objects[n % objects.size()];

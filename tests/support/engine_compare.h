@@ -18,13 +18,13 @@
 
 namespace wm::test {
 
-inline bool all_unlocated(const EvalResult& r) {
+inline bool all_unlocated(const json::EvalResult& r) {
   for (const auto& v : r.values)
     if (v.has_pointer) return false;
   return true;
 }
 
-inline std::string comparable(const EvalResult& r, bool with_pointers) {
+inline std::string comparable(const json::EvalResult& r, bool with_pointers) {
   std::string out;
   for (const auto& v : r.values) {
     out += v.json();
@@ -35,14 +35,14 @@ inline std::string comparable(const EvalResult& r, bool with_pointers) {
 }
 
 // The two results as the comparison sees them, for `with_pointers` evaluations of both engines.
-inline std::pair<std::string, std::string> comparable_pair(const EvalResult& native, const EvalResult& jq,
+inline std::pair<std::string, std::string> comparable_pair(const json::EvalResult& native, const json::EvalResult& jq,
                                                            bool with_pointers) {
   const bool pointers = with_pointers && !all_unlocated(jq);
   return {comparable(native, pointers), comparable(jq, pointers)};
 }
 
 // Stopped by its budget (steps natively, time in jq): the engines' budgets differ, so such results are not compared.
-inline bool stopped(const EvalResult& r) { return r.error.rfind("stopped:", 0) == 0; }
+inline bool stopped(const json::EvalResult& r) { return r.error.rfind("stopped:", 0) == 0; }
 
 // A differential case as the fuzzer reads it: a jq expression, a newline, a JSON document.
 struct DifferentialCase {
@@ -79,12 +79,12 @@ inline bool has_duplicate_keys(simdjson::dom::element e) {
 
 // What the two engines disagree on for `path` over `root`, with and without locations; "" when they agree (or an
 // engine stopped for its budget, or the native engine deferred to jq).
-inline std::string disagreement(const PathExpression& path, simdjson::dom::element root) {
+inline std::string disagreement(const expr::PathExpression& path, simdjson::dom::element root) {
   for (bool pointers : {false, true}) {
-    ObjectDocument doc(root);
+    json::ObjectDocument doc(root);
     auto native = path.evaluate_native(doc, pointers);
     if (!native) continue;
-    EvalResult jq = path.evaluate_jq(doc, pointers);
+    json::EvalResult jq = path.evaluate_jq(doc, pointers);
     if (stopped(*native) || stopped(jq)) continue;
     // jq 1.6 catches an error at a try wherever it is raised, so a try can swallow path()'s own "Invalid path
     // expression" for a computed output ("(.a)? - 1"): no output, no error, where the values exist. The native

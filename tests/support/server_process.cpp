@@ -172,8 +172,8 @@ HttpResponse HttpsClient::get(const std::string& target) { return request(false,
 
 std::string admission_review(const std::string& object_json, const std::string& namespace_name,
                              const std::string& operation, const std::string& uid, const std::string& old_object_json) {
-  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":)" + json_string(uid) +
-         R"(,"namespace":)" + json_string(namespace_name) + R"(,"operation":)" + json_string(operation) +
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":)" + json::json_string(uid) +
+         R"(,"namespace":)" + json::json_string(namespace_name) + R"(,"operation":)" + json::json_string(operation) +
          R"(,"userInfo":{"username":"test"},"object":)" + object_json +
          (old_object_json.empty() ? "" : R"(,"oldObject":)" + old_object_json) + "}}";
 }

@@ -27,10 +27,10 @@ std::vector<std::string> yaml_files_under(const std::string& dir) {
 
 std::vector<std::string> corpus_files() { return yaml_files_under(corpus_dir()); }
 
-const Catalog& builtin_catalog() {
-  static const Catalog catalog = [] {
-    Diagnostics errors;
-    Catalog c = Catalog::embedded(errors);
+const catalog::Catalog& builtin_catalog() {
+  static const catalog::Catalog catalog = [] {
+    catalog::Diagnostics errors;
+    catalog::Catalog c = catalog::Catalog::embedded(errors);
     for (const auto& e : errors) FAIL(e.str());
     return c;
   }();
@@ -39,7 +39,7 @@ const Catalog& builtin_catalog() {
 
 namespace {
 
-ParsedObject parse_source(SourceDocument source) {
+ParsedObject parse_source(catalog::SourceDocument source) {
   static simdjson::dom::parser parser;
   ParsedObject p;
   p.source = std::move(source);
@@ -50,11 +50,11 @@ ParsedObject parse_source(SourceDocument source) {
   if (!p.root["apiVersion"].get_string().get(s)) p.api_version = s;
   if (!p.root["kind"].get_string().get(s)) p.kind = s;
   if (!p.root.at_pointer("/metadata/name").get_string().get(s)) p.name = s;
-  p.doc = std::make_unique<ObjectDocument>(p.root);
+  p.doc = std::make_unique<json::ObjectDocument>(p.root);
   return p;
 }
 
-std::vector<ParsedObject> parse_all(std::vector<SourceDocument> sources, const Diagnostics& errors) {
+std::vector<ParsedObject> parse_all(std::vector<catalog::SourceDocument> sources, const catalog::Diagnostics& errors) {
   for (const auto& e : errors) FAIL(e.str());
   std::vector<ParsedObject> out;
   for (auto& s : sources) out.push_back(parse_source(std::move(s)));
@@ -64,25 +64,23 @@ std::vector<ParsedObject> parse_all(std::vector<SourceDocument> sources, const D
 }  // namespace
 
 std::vector<ParsedObject> parse_file(const std::string& path) {
-  Diagnostics errors;
-  auto sources = read_document_file(path, errors);
+  catalog::Diagnostics errors;
+  auto sources = catalog::read_document_file(path, errors);
   return parse_all(std::move(sources), errors);
 }
 
-void hold_objects(ReferenceStore& store, const std::vector<std::string>& paths) {
-  Diagnostics errors;
+void hold_objects(view::ReferenceStore& store, const std::vector<std::string>& paths) {
+  catalog::Diagnostics errors;
   for (const auto& path : paths)
-    for (auto& document : read_document_file(path, errors)) {
-      std::string unnamed;  // a workload with only generateName: nothing refers to it
-      store.put(std::move(document.json), unnamed);
-    }
+    for (auto& document : catalog::read_document_file(path, errors))
+      (void)store.put(std::move(document.json));  // unheld: a workload with only generateName, which nothing names
 }
 
 ParsedObject parse_json(const std::string& json, const std::string& label) { return parse_source({json, label, 1}); }
 
 std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string& label) {
-  Diagnostics errors;
-  auto sources = read_documents(yaml, label, errors);
+  catalog::Diagnostics errors;
+  auto sources = catalog::read_documents(yaml, label, errors);
   return parse_all(std::move(sources), errors);
 }
 

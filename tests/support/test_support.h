@@ -22,19 +22,19 @@ std::vector<std::string> corpus_files();
 // The .yaml files under `dir`, recursively, relative to it, sorted.
 std::vector<std::string> yaml_files_under(const std::string& dir);
 
-const Catalog& builtin_catalog();
+const catalog::Catalog& builtin_catalog();
 
 // One object parsed from a manifest, kept alive with its DOM.
 struct ParsedObject {
-  SourceDocument source;
+  catalog::SourceDocument source;
   std::unique_ptr<simdjson::dom::document> dom;
   simdjson::dom::element root;
-  std::unique_ptr<ObjectDocument> doc;
+  std::unique_ptr<json::ObjectDocument> doc;
   std::string api_version, kind, name;
 };
 std::vector<ParsedObject> parse_file(const std::string& path);
 // Every object of the manifest files that has a name, held as the cluster side holds the objects workloads refer to.
-void hold_objects(ReferenceStore& store, const std::vector<std::string>& paths);
+void hold_objects(view::ReferenceStore& store, const std::vector<std::string>& paths);
 ParsedObject parse_json(const std::string& json, const std::string& label = "inline");
 std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string& label = "inline");
 

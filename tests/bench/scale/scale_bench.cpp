@@ -73,14 +73,13 @@ std::string format(const char* pattern, double a, double b = 0, double c = 0, do
 }
 
 std::unique_ptr<wm::kube::Client> cluster_client() {
-  std::string error;
-  auto config = wm::kube::config_from_kubeconfig(wm::test::Cluster::get().kubeconfig(), error);
-  INFO(error);
+  auto config = wm::kube::config_from_kubeconfig(wm::test::Cluster::get().kubeconfig());
+  INFO(config.error());
   REQUIRE(config);
-  auto client = wm::kube::Client::make(*config, error);
-  INFO(error);
+  auto client = wm::kube::Client::make(*config);
+  INFO(client.error());
   REQUIRE(client);
-  return client;
+  return std::move(*client);
 }
 
 std::string api_server_metrics() {

@@ -18,17 +18,18 @@ struct Answer {
 };
 
 Answer mutate(const std::string& object_yaml, const std::string& rules = "- name: all\n  profile: kai\n") {
-  Diagnostics errors;
+  catalog::Diagnostics errors;
   auto policy = Policy::load(test::policy_with_rules(rules), "policy.yaml", errors);
   REQUIRE(policy);
-  AdmissionState state{std::make_shared<const Catalog>(Catalog::embedded(errors)),
+  AdmissionState state{std::make_shared<const catalog::Catalog>(catalog::Catalog::embedded(errors)),
                        std::make_shared<const Policy>(std::move(*policy))};
   REQUIRE(errors.empty());
   auto objects = test::parse_yaml(object_yaml);
   REQUIRE(objects.size() == 1);
   simdjson::dom::parser parser;
   Answer a;
-  a.result = review(Endpoint::Mutate, test::admission_review(element_json(objects[0].root), "team-a"), state, parser);
+  a.result =
+      review(Endpoint::Mutate, test::admission_review(json::element_json(objects[0].root), "team-a"), state, parser);
   REQUIRE(a.result.http_status == 200);
   simdjson::dom::parser answer_parser;
   simdjson::dom::element response = answer_parser.parse(a.result.body)["response"].value();

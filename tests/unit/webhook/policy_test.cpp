@@ -14,7 +14,7 @@
 namespace wm::webhook {
 namespace {
 
-std::optional<Policy> load(const std::string& profiles, Diagnostics& errors) {
+std::optional<Policy> load(const std::string& profiles, catalog::Diagnostics& errors) {
   return Policy::load("apiVersion: workload-map.io/v1alpha1\nkind: Policy\nschedulerProfiles:\n" + profiles +
                           "rules:\n- name: all\n  profile: p\n",
                       "policy.yaml", errors);
@@ -29,7 +29,7 @@ std::vector<std::string> keys(const TemplatePairs& pairs) {
 }  // namespace
 
 TEST_CASE("an override takes keys and the PodGroup template out with null, and can be for standalone objects only") {
-  Diagnostics errors;
+  catalog::Diagnostics errors;
   auto policy = load(R"(  p:
     gangRule: all-pods
     podAnnotations: {a: "1", b: "2"}
@@ -47,7 +47,7 @@ TEST_CASE("an override takes keys and the PodGroup template out with null, and c
   REQUIRE(policy);
   const SchedulerProfile* p = policy->profile("p");
   REQUIRE(p);
-  CHECK(p->gang_rule == GangRule::AllPods);
+  CHECK(p->gang_rule == view::GangRule::AllPods);
   CHECK(keys(Policy::edits_for(*p, "ray.io", "RayCluster").pod_annotations) == std::vector<std::string>{"b", "c"});
   CHECK_FALSE(Policy::edits_for(*p, "ray.io", "RayCluster").pod_group);
   CHECK(Policy::edits_for(*p, "apps", "Deployment").pod_group);
@@ -56,7 +56,7 @@ TEST_CASE("an override takes keys and the PodGroup template out with null, and c
 }
 
 TEST_CASE("minimums by name: a profile's, replaced by an override's for its kinds, in the view options") {
-  Diagnostics errors;
+  catalog::Diagnostics errors;
   auto policy = load(R"(  p:
     minimums: ours
     overrides:
@@ -70,7 +70,7 @@ TEST_CASE("minimums by name: a profile's, replaced by an override's for its kind
   CHECK(view_options_for(*p, "ray.io", "RayCluster").minimums == "kuberay");
   CHECK(view_options_for(*p, "apps", "Deployment").minimums == "ours");
   for (const char* bad : {"    minimums: \"\"\n", "    minimums: {a: b}\n"}) {
-    Diagnostics refused;
+    catalog::Diagnostics refused;
     CHECK_FALSE(load(std::string("  p:\n") + bad, refused));
     REQUIRE_FALSE(refused.empty());
     CHECK(refused[0].field == "schedulerProfiles.p.minimums");
@@ -84,7 +84,7 @@ TEST_CASE("null outside an override, an unknown gang rule and a bad PodGroup tem
            {"  p:\n    podGroup: {spec: {minMember: \"{{size}}\"}}\n", "schedulerProfiles.p.podGroup"},
            {"  p:\n    podGroup: null\n", "schedulerProfiles.p.podGroup"},
        }) {
-    Diagnostics errors;
+    catalog::Diagnostics errors;
     auto policy = load(profiles, errors);
     INFO(profiles);
     CHECK_FALSE(policy);
@@ -108,8 +108,8 @@ spec:
   enabled: true
   list: ["{{queue}}", "x-{{kind}}"]
 )");
-  std::string error;
-  auto t = ObjectTemplate::parse(node, "podGroup", error);
+  auto t = ObjectTemplate::parse(node, "podGroup");
+  INFO(t.error());
   REQUIRE(t);
   TemplateValues v;
   v.group = "train";
@@ -121,8 +121,7 @@ spec:
         R"("namespace":"team-a","labels":{"team":"a","quoted":"3"}},"spec":{"minMember":3,)"
         R"("minTaskMember":{"leader":1,"workers":2},"minResources":{"nvidia.com/gpu":"12"},"replicas":2,)"
         R"("enabled":true,"list":["x-JobSet"]}})");
-  CHECK_FALSE(ObjectTemplate::parse(YAML::Load("[a]"), "podGroup", error));
-  CHECK(error == "podGroup: must be an object");
+  CHECK(ObjectTemplate::parse(YAML::Load("[a]"), "podGroup").error() == "podGroup: must be an object");
 }
 
 // Volcano counts a task's pods by their volcano.sh/task-spec, which the profile writes per pod template. A
@@ -144,9 +143,9 @@ spec:
 )");
     auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
     REQUIRE(match.definition);
-    WorkloadView view = build_view(*match.definition, *objects[0].doc, ViewOptions{});
+    view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc, view::ViewOptions{});
     REQUIRE(view.gangs.size() == 1);
-    return task_min_members_json(gang_members(view.gangs[0], view.components, GangRule::Minimum));
+    return task_min_members_json(view::gang_members(view.gangs[0], view.components, view::GangRule::Minimum));
   };
   CHECK(task_minimums("") == "");
   CHECK(task_minimums("    leaderTemplate: {spec: {containers: [{name: l, image: x}]}}") ==

@@ -40,13 +40,13 @@ struct Admitted {
 class Admission {
  public:
   explicit Admission(const std::string& profile) {
-    Diagnostics errors;
+    catalog::Diagnostics errors;
     auto policy = webhook::Policy::load(
         test::policy_with_rules("- name: all\n  profile: " + profile + "\n  queue: {value: q1}\n"), "policy.yaml",
         errors);
     REQUIRE(policy);
     state_.policy = std::make_shared<const webhook::Policy>(std::move(*policy));
-    state_.catalog = std::shared_ptr<const Catalog>(&test::builtin_catalog(), [](const Catalog*) {});
+    state_.catalog = std::shared_ptr<const catalog::Catalog>(&test::builtin_catalog(), [](const catalog::Catalog*) {});
   }
 
   Admitted mutate(const std::string& object_json, const std::string& operation = "CREATE") {
@@ -59,10 +59,10 @@ class Admission {
     std::string_view patch;
     out.object = object_json;
     if (answer.at_pointer("/response/patch").get_string().get(patch) == simdjson::SUCCESS) {
-      std::string error;
-      out.object = apply_json_patch(object_json, test::base64_decode(std::string(patch)), error);
-      INFO(error);
-      REQUIRE(error.empty());
+      auto patched = json::apply_json_patch(object_json, test::base64_decode(std::string(patch)));
+      INFO(patched.error());
+      REQUIRE(patched);
+      out.object = std::move(*patched);
     }
     return out;
   }
@@ -74,7 +74,7 @@ class Admission {
   simdjson::dom::parser parser_;
 };
 
-std::string json_of(const std::string& yaml) { return element_json(test::parse_yaml(yaml).front().root); }
+std::string json_of(const std::string& yaml) { return json::element_json(test::parse_yaml(yaml).front().root); }
 
 // The pod LWS makes from the shared template for group `group`: the template's metadata, LWS's labels, owned by its
 // StatefulSet.
@@ -82,7 +82,7 @@ std::string pod_of(const std::string& lws_json, int group, bool owned_by_pod = f
   test::ParsedObject lws = test::parse_json(lws_json);
   simdjson::dom::element metadata;
   REQUIRE(lws.root.at_pointer("/spec/leaderWorkerTemplate/workerTemplate/metadata").get(metadata) == simdjson::SUCCESS);
-  std::string pod = element_json(metadata);
+  std::string pod = json::element_json(metadata);
   pod.pop_back();  // reopen the metadata object
   const std::string owner =
       owned_by_pod ? R"({"apiVersion":"v1","kind":"Pod","name":"serve-1","uid":"p1"})"
@@ -134,8 +134,9 @@ TEST_CASE("a LeaderWorkerSet under coscheduling: each group's pods name a gang a
 
   // The cluster side makes one PodGroup per group, under the names the pods finish with.
   test::ParsedObject stored = test::parse_json(lws.object);
-  const Definition& lws_definition = *admission.state().catalog->find(stored.api_version, stored.kind).definition;
-  const WorkloadView view = build_view(lws_definition, *stored.doc);
+  const catalog::Definition& lws_definition =
+      *admission.state().catalog->find(stored.api_version, stored.kind).definition;
+  const view::WorkloadView view = view::build_view(lws_definition, *stored.doc);
   const webhook::SchedulerProfile* profile = admission.state().policy->profile("coscheduling");
   REQUIRE(profile);
   const auto objects = webhook::pod_group_objects(

@@ -24,7 +24,7 @@ TEST_CASE("every broken definition is refused with file:line: field: message") {
     std::string first_line = text.str().substr(0, text.str().find('\n'));
     REQUIRE(first_line.rfind("# expect: ", 0) == 0);
     const std::string expected = entry.path().filename().string() + ":" + first_line.substr(10);
-    DefinitionLoad load = load_definitions(text.str(), entry.path().filename().string());
+    catalog::DefinitionLoad load = catalog::load_definitions(text.str(), entry.path().filename().string());
     INFO("fixture " << entry.path().filename() << " expects " << expected);
     CHECK(load.definitions.empty());
     REQUIRE_FALSE(load.errors.empty());
@@ -40,7 +40,7 @@ TEST_CASE("every broken definition is refused with file:line: field: message") {
 }
 
 TEST_CASE("the built-in catalog loads cleanly and covers the mission's workload types") {
-  const Catalog& catalog = test::builtin_catalog();
+  const catalog::Catalog& catalog = test::builtin_catalog();
   for (auto [api, kind] :
        std::initializer_list<std::pair<const char*, const char*>>{{"jobset.x-k8s.io/v1alpha2", "JobSet"},
                                                                   {"kubeflow.org/v1", "PyTorchJob"},
@@ -76,10 +76,10 @@ TEST_CASE("the built-in catalog loads cleanly and covers the mission's workload 
 }
 
 TEST_CASE("a directory's definitions override the embedded ones of the same kind") {
-  Diagnostics errors;
-  Catalog catalog = Catalog::embedded(errors);
-  Catalog extra;
-  DefinitionLoad load = load_definitions(R"(
+  catalog::Diagnostics errors;
+  catalog::Catalog catalog = catalog::Catalog::embedded(errors);
+  catalog::Catalog extra;
+  catalog::DefinitionLoad load = catalog::load_definitions(R"(
 apiVersion: run.ai/v1alpha1
 kind: Karta
 metadata:
@@ -98,7 +98,7 @@ spec:
           running:
           - byExpression: {expression: ".status.active > 0", expectedResult: "true"}
 )",
-                                         "custom/job.yaml");
+                                                           "custom/job.yaml");
   REQUIRE(load.errors.empty());
   extra.add(std::move(load.definitions[0]), errors);
   auto replaced = catalog.merge(std::move(extra));

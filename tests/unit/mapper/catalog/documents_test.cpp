@@ -8,8 +8,8 @@
 using namespace wm;
 
 static std::string json_of(const std::string& yaml) {
-  Diagnostics errors;
-  auto docs = read_documents(yaml, "t.yaml", errors);
+  catalog::Diagnostics errors;
+  auto docs = catalog::read_documents(yaml, "t.yaml", errors);
   REQUIRE(errors.empty());
   REQUIRE(docs.size() == 1);
   return docs[0].json;
@@ -22,16 +22,16 @@ TEST_CASE("YAML scalars get Kubernetes' types") {
 }
 
 TEST_CASE("several documents, empty ones skipped, with their lines") {
-  Diagnostics errors;
-  auto docs = read_documents("---\na: 1\n---\n---\nb: 2\n", "t.yaml", errors);
+  catalog::Diagnostics errors;
+  auto docs = catalog::read_documents("---\na: 1\n---\n---\nb: 2\n", "t.yaml", errors);
   REQUIRE(docs.size() == 2);
   CHECK(docs[1].json == R"({"b":2})");
   CHECK(docs[1].line == 5);
 }
 
 TEST_CASE("malformed YAML names file and line") {
-  Diagnostics errors;
-  read_documents("a: 1\nb: [unclosed\n", "bad.yaml", errors);
+  catalog::Diagnostics errors;
+  catalog::read_documents("a: 1\nb: [unclosed\n", "bad.yaml", errors);
   REQUIRE(errors.size() == 1);
   CHECK_THAT(errors[0].str(), Catch::StartsWith("bad.yaml:"));
 }
@@ -41,29 +41,29 @@ TEST_CASE("malformed YAML names file and line") {
 TEST_CASE("a comma where a document starts is refused with its line and not parsed forever") {
   for (const auto& [text, line] :
        std::vector<std::pair<std::string, size_t>>{{",", 1}, {"# comment\n  ,x: 1\n", 2}, {"a: 1\n---\n,\n", 3}}) {
-    Diagnostics errors;
-    CHECK(read_documents(text, "c.yaml", errors).empty());  // the file is refused, as for any YAML error
+    catalog::Diagnostics errors;
+    CHECK(catalog::read_documents(text, "c.yaml", errors).empty());  // the file is refused, as for any YAML error
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].str() ==
           "c.yaml:" + std::to_string(line) + ": invalid YAML: a ',' outside [ ] or { } cannot start a value");
   }
-  Diagnostics errors;
-  CHECK(read_documents("a: b\n  ,c\n", "c.yaml", errors).size() == 1);  // inside a plain scalar: "b ,c"
+  catalog::Diagnostics errors;
+  CHECK(catalog::read_documents("a: b\n  ,c\n", "c.yaml", errors).size() == 1);  // inside a plain scalar: "b ,c"
   CHECK(errors.empty());
 }
 
 TEST_CASE("JSON input is taken as it is") {
-  Diagnostics errors;
-  auto docs = read_documents(R"({"kind":"Pod"})", "p.json", errors);
+  catalog::Diagnostics errors;
+  auto docs = catalog::read_documents(R"({"kind":"Pod"})", "p.json", errors);
   REQUIRE(docs.size() == 1);
   CHECK(docs[0].json == R"({"kind":"Pod"})");
 }
 
 TEST_CASE("a document whose aliases expand past 4 MiB of JSON is refused, quickly and in little memory") {
   const std::string yaml = test::read_file(test::source_path("tests/fuzz/regressions/definitions/billion-laughs.yaml"));
-  Diagnostics errors;
+  catalog::Diagnostics errors;
   const auto started = std::chrono::steady_clock::now();
-  auto docs = read_documents(yaml, "laughs.yaml", errors);
+  auto docs = catalog::read_documents(yaml, "laughs.yaml", errors);
   // 0.1 s in a release build, under a second with ASan; unbounded, it ran out of 2 GiB.
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(20));
   CHECK(docs.empty());

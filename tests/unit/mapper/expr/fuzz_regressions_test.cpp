@@ -30,16 +30,16 @@ std::vector<std::pair<std::string, std::string>> inputs(const std::string& dir) 
 TEST_CASE("fuzzer regressions: definitions and manifests are refused, not crashed on") {
   for (const auto& [name, text] : inputs("definitions")) {
     INFO(name);
-    DefinitionLoad load = load_definitions(text, name);
+    catalog::DefinitionLoad load = catalog::load_definitions(text, name);
     CHECK_FALSE(load.errors.empty());
-    Diagnostics errors;
-    read_documents(text, name, errors);
+    catalog::Diagnostics errors;
+    catalog::read_documents(text, name, errors);
   }
 }
 
 TEST_CASE("fuzzer regressions: AdmissionReviews get an answer") {
-  Diagnostics errors;
-  webhook::AdmissionState state{std::make_shared<Catalog>(Catalog::embedded(errors)),
+  catalog::Diagnostics errors;
+  webhook::AdmissionState state{std::make_shared<catalog::Catalog>(catalog::Catalog::embedded(errors)),
                                 std::make_shared<webhook::Policy>(webhook::Policy::builtin())};
   simdjson::dom::parser parser;
   for (const auto& [name, body] : inputs("admission")) {
@@ -55,10 +55,9 @@ TEST_CASE("fuzzer regressions: the native evaluator and libjq agree") {
     INFO(name);
     auto input = test::split_case(text);
     REQUIRE(input);
-    if (!NativeExpression::parse(input->expression)) continue;  // not native: nothing to compare
-    std::string error;
-    auto path = PathExpression::compile(input->expression, error);
-    INFO("the native subset takes " << input->expression << ", which jq refuses: " << error);
+    if (!expr::NativeExpression::parse(input->expression)) continue;  // not native: nothing to compare
+    auto path = expr::PathExpression::compile(input->expression);
+    INFO("the native subset takes " << input->expression << ", which jq refuses: " << path.error());
     REQUIRE(path);
     simdjson::dom::parser parser;
     simdjson::dom::element root;

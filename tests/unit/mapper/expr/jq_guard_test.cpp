@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-using wm::unbounded_jq_construct;
+using wm::expr::unbounded_jq_construct;
 
 TEST_CASE("jq that may not terminate, or reaches outside the object, is refused") {
   CHECK(unbounded_jq_construct("def f: f; f") == "def");

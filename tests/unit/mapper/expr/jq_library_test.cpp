@@ -27,13 +27,13 @@ struct Run {
 };
 
 Run run(const std::string& expression, const std::string& object, bool want_pointers) {
-  wm::JqLibrary library;
+  wm::expr::JqLibrary library;
   library.add(expression);
   REQUIRE(library.validate().empty());
   simdjson::dom::parser parser;
-  wm::ObjectDocument doc(parser.parse(object).value());
+  wm::json::ObjectDocument doc(parser.parse(object).value());
   Run out;
-  wm::EvalResult result = library.run(0, doc, want_pointers);  // its values live as long as `doc`
+  wm::json::EvalResult result = library.run(0, doc, want_pointers);  // its values live as long as `doc`
   for (const auto& value : result.values) out.values.push_back({value.json(), value.has_pointer ? value.pointer : ""});
   out.error = result.error;
   out.references_after = jv_get_refcnt(doc.jq_input().value);

@@ -13,7 +13,7 @@ using namespace wm;
 
 namespace {
 
-std::string describe(const EvalResult& r) {
+std::string describe(const json::EvalResult& r) {
   std::string out;
   for (const auto& v : r.values) out += v.json() + "@" + (v.has_pointer ? v.pointer : std::string("-")) + " ";
   if (!r.ok()) out += "error";
@@ -23,20 +23,18 @@ std::string describe(const EvalResult& r) {
 // jq 1.6 refuses `expression`, so the native parser must too (else a definition would pass lint with it).
 void refused_by_both(const std::string& expression) {
   INFO(expression);
-  CHECK_FALSE(NativeExpression::parse(expression));
-  std::string error;
-  CHECK_FALSE(PathExpression::compile(expression, error));
+  CHECK_FALSE(expr::NativeExpression::parse(expression));
+  CHECK_FALSE(expr::PathExpression::compile(expression));
 }
 
 void agree(const std::string& expression, const std::string& json, bool expect_native = true) {
   auto object = test::parse_json(json);
-  std::string error;
-  auto path = PathExpression::compile(expression, error);
-  REQUIRE(path.has_value());
+  auto path = expr::PathExpression::compile(expression);
+  REQUIRE(path.ok());
   INFO("expression: " << expression << "   object: " << json);
   CHECK(path->is_native() == expect_native);
   for (bool pointers : {false, true}) {
-    EvalResult jq = path->evaluate_jq(*object.doc, pointers);
+    json::EvalResult jq = path->evaluate_jq(*object.doc, pointers);
     auto native = path->evaluate_native(*object.doc, pointers);
     if (!expect_native) continue;
     REQUIRE(native.has_value());
@@ -137,18 +135,18 @@ TEST_CASE("expressions outside the subset are left to jq") {
 }
 
 TEST_CASE("variable names follow jq's identifiers, so jq refuses what the native subset refuses") {
-  CHECK(NativeExpression::parse(". as $_x1 | $_x1"));
+  CHECK(expr::NativeExpression::parse(". as $_x1 | $_x1"));
   // Found by fuzz_native_vs_jq: a name starting with a digit was taken natively, and so never compiled by jq.
-  CHECK_FALSE(NativeExpression::parse(". as $8ob | ."));
-  std::string error;
-  CHECK_FALSE(PathExpression::compile(". as $8ob | .", error));
-  CHECK_FALSE(error.empty());
+  CHECK_FALSE(expr::NativeExpression::parse(". as $8ob | ."));
+  auto compiled = expr::PathExpression::compile(". as $8ob | .");
+  CHECK_FALSE(compiled);
+  CHECK_FALSE(compiled.error().empty());
 }
 
 TEST_CASE("\"?//\" is one jq token (the destructuring alternative): `.a ?// .b` is refused, `.a? // .b` is not") {
   // Found by an hour of fuzz_native_vs_jq.
   refused_by_both(".a ?// .b");
-  CHECK(NativeExpression::parse(".a? // .b"));
+  CHECK(expr::NativeExpression::parse(".a? // .b"));
   agree(".a? // .b", R"({"b":1})");
 }
 
@@ -187,20 +185,19 @@ TEST_CASE("no suffix after a `?` on a whole term: .?.a and (.)?.a are refused, .
 }
 
 TEST_CASE("white space is jq 1.6's: spaces, tabs and newlines") {
-  CHECK(NativeExpression::parse(".a |\t.b\n// 1"));
+  CHECK(expr::NativeExpression::parse(".a |\t.b\n// 1"));
   // Found by fuzz_native_vs_jq: isspace() also took these, which jq's lexer refuses.
   for (const char* other : {"\f", "\v", "\r"}) {
     INFO("separator " << static_cast<int>(other[0]));
-    CHECK_FALSE(NativeExpression::parse(std::string(".a") + other + "// 1"));
-    std::string error;
-    CHECK_FALSE(PathExpression::compile(std::string(".a") + other + "// 1", error));
+    CHECK_FALSE(expr::NativeExpression::parse(std::string(".a") + other + "// 1"));
+    CHECK_FALSE(expr::PathExpression::compile(std::string(".a") + other + "// 1"));
   }
 }
 
 TEST_CASE("an expression with a NUL is refused: jq would read only what comes before it") {
   // Found by fuzz_native_vs_jq: NULs inside a string literal were taken natively.
-  CHECK_FALSE(NativeExpression::parse(std::string(".a == \"c\0d\"", 11)));
-  DefinitionLoad load = load_definitions(
+  CHECK_FALSE(expr::NativeExpression::parse(std::string(".a == \"c\0d\"", 11)));
+  catalog::DefinitionLoad load = catalog::load_definitions(
       std::string("apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {name: x}\nspec:\n  structureDefinition:\n"
                   "    rootComponent:\n      name: r\n      kind: {group: g, version: v1, kind: K}\n"
                   "      specDefinition: {podTemplateSpecPath: \".spec.\\0template\"}\n"),
@@ -213,17 +210,16 @@ TEST_CASE("an expression with a NUL is refused: jq would read only what comes be
 
 TEST_CASE("arithmetic on strings falls back to jq at run time") {
   auto object = test::parse_json(R"({"s":"ab","n":2})");
-  std::string error;
-  auto path = PathExpression::compile(".s + .s", error);
+  auto path = expr::PathExpression::compile(".s + .s");
   REQUIRE(path->is_native());
   CHECK_FALSE(path->evaluate_native(*object.doc, false).has_value());
-  EvalResult r = path->evaluate(*object.doc, false);
+  json::EvalResult r = path->evaluate(*object.doc, false);
   REQUIRE(r.values.size() == 1);
   CHECK(r.values[0].json() == "\"abab\"");
 
   // Objects compare deeply, key order aside: jq's job too.
   auto objects = test::parse_json(R"({"a":{"x":1,"y":2},"b":{"y":2,"x":1}})");
-  auto equal = PathExpression::compile(".a == .b", error);
+  auto equal = expr::PathExpression::compile(".a == .b");
   REQUIRE(equal->is_native());
   CHECK_FALSE(equal->evaluate_native(*objects.doc, false).has_value());
   CHECK(equal->evaluate(*objects.doc, false).values.at(0).json() == "true");
@@ -240,28 +236,26 @@ TEST_CASE("arithmetic on other types: jq's errors natively, jq's meanings left t
         ".f * .f", ".n - .a", ".z - 1", ".z * .s", ".a + .o", ".s * .a", "(.o // 1) * 4"}) {
     agree(error, object);
     auto parsed = test::parse_json(object);
-    std::string compile_error;
-    auto path = PathExpression::compile(error, compile_error);
+    auto path = expr::PathExpression::compile(error);
     INFO(error);
     CHECK_FALSE(path->evaluate_native(*parsed.doc, false)->ok());
   }
   for (const char* left_to_jq :
        {".o + .p", ".a + .b", ".s + .t", ".a - .b", ".o * .p", ".s * .n", ".n * .s", ".s / .t"}) {
     auto parsed = test::parse_json(object);
-    std::string compile_error;
-    auto path = PathExpression::compile(left_to_jq, compile_error);
+    auto path = expr::PathExpression::compile(left_to_jq);
     INFO(left_to_jq);
     CHECK_FALSE(path->evaluate_native(*parsed.doc, false).has_value());
-    const EvalResult r = path->evaluate(*parsed.doc, false);
+    const json::EvalResult r = path->evaluate(*parsed.doc, false);
     CHECK(r.ok());
     CHECK(r.values.size() == 1);
   }
 }
 
 TEST_CASE("a jq expression that does not compile is refused with jq's message") {
-  std::string error;
-  CHECK_FALSE(PathExpression::compile(".a | | .b", error).has_value());
-  CHECK_THAT(error, Catch::Contains("syntax error"));
+  auto compiled = expr::PathExpression::compile(".a | | .b");
+  CHECK_FALSE(compiled.ok());
+  CHECK_THAT(compiled.error(), Catch::Contains("syntax error"));
 }
 
 namespace {
@@ -279,12 +273,11 @@ TEST_CASE("bounded evaluation: a native expression that multiplies lists is stop
   for (const char* expression :
        {".a[] as $x | .a[] as $y | .a[] as $z | empty", "(.a[] as $x | .a[] as $y | .a[] as $z | empty)?"}) {
     INFO(expression);
-    std::string error;
-    auto path = PathExpression::compile(expression, error);
-    REQUIRE(path.has_value());
+    auto path = expr::PathExpression::compile(expression);
+    REQUIRE(path.ok());
     REQUIRE(path->is_native());
     auto t0 = std::chrono::steady_clock::now();
-    EvalResult r = path->evaluate(*object.doc, false);
+    json::EvalResult r = path->evaluate(*object.doc, false);
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
     CHECK_THAT(r.error, Catch::StartsWith("stopped: the expression took more than 10000000 steps"));
   }
@@ -292,20 +285,19 @@ TEST_CASE("bounded evaluation: a native expression that multiplies lists is stop
 
 TEST_CASE("bounded evaluation: a jq expression past its time budget is halted, and jq serves the next one") {
   auto object = test::parse_json(numbers_object(1000));
-  std::string error;
-  auto slow = PathExpression::compile("[.a[] as $x | .a[] as $y | .a[] as $z | 1] | length", error);
-  auto quick = PathExpression::compile(".a | length", error);
-  REQUIRE(slow.has_value());
-  REQUIRE(quick.has_value());
+  auto slow = expr::PathExpression::compile("[.a[] as $x | .a[] as $y | .a[] as $z | 1] | length");
+  auto quick = expr::PathExpression::compile(".a | length");
+  REQUIRE(slow.ok());
+  REQUIRE(quick.ok());
   REQUIRE_FALSE(slow->is_native());
   for (bool pointers : {false, true}) {
     auto t0 = std::chrono::steady_clock::now();
-    EvalResult r = slow->evaluate(*object.doc, pointers);
+    json::EvalResult r = slow->evaluate(*object.doc, pointers);
     auto took = std::chrono::steady_clock::now() - t0;
-    CHECK(took >= kJqTimeBudget);
+    CHECK(took >= expr::kJqTimeBudget);
     CHECK(took < std::chrono::seconds(5));  // a billion steps would take minutes
     CHECK(r.error == "stopped: the expression ran longer than 100 ms");
-    EvalResult next = quick->evaluate(*object.doc, false);
+    json::EvalResult next = quick->evaluate(*object.doc, false);
     REQUIRE(next.ok());
     REQUIRE(next.values.size() == 1);
     CHECK(next.values[0].json() == "1000");
@@ -313,12 +305,11 @@ TEST_CASE("bounded evaluation: a jq expression past its time budget is halted, a
 }
 
 TEST_CASE("tonumber: numbers in strings are read, other JSON in strings is refused (jq 1.6 leaks on those)") {
-  std::string error;
-  auto path = PathExpression::compile(".a[] | tonumber", error);
-  REQUIRE(path.has_value());
+  auto path = expr::PathExpression::compile(".a[] | tonumber");
+  REQUIRE(path.ok());
   CHECK(path->is_native());  // plain integers natively; the rest ("1e3", " 7", "[1,2]") by jq, with its answers
   auto numbers = test::parse_json(R"({"a":["12"," 7","1e3",4]})");
-  EvalResult r = path->evaluate(*numbers.doc, false);
+  json::EvalResult r = path->evaluate(*numbers.doc, false);
   REQUIRE(r.ok());
   REQUIRE(r.values.size() == 4);
   CHECK(r.values[0].json() == "12");
@@ -327,7 +318,7 @@ TEST_CASE("tonumber: numbers in strings are read, other JSON in strings is refus
   CHECK(r.values[3].json() == "4");
   for (const char* text : {R"("[1,2]")", R"(" {\"x\":1}")", R"("\"5\"")"}) {
     auto object = test::parse_json(std::string(R"({"a":[)") + text + "]}");
-    EvalResult bad = path->evaluate(*object.doc, false);
+    json::EvalResult bad = path->evaluate(*object.doc, false);
     INFO(text);
     CHECK_THAT(bad.error, Catch::EndsWith("cannot be parsed as a number"));
   }
@@ -348,15 +339,15 @@ TEST_CASE("tonumber natively: integers and integer strings, with signs, zeros an
                                                                                       {"null", ""},
                                                                                       {"true", ""}}) {
     auto object = test::parse_json(R"({"a":)" + input + "}");
-    auto native = NativeExpression::parse(".a | tonumber");
+    auto native = expr::NativeExpression::parse(".a | tonumber");
     REQUIRE(native);
-    EvalResult r;
+    json::EvalResult r;
     auto outcome = native->run(*object.doc, false, r);
     INFO(input);
     if (output.empty()) {
-      CHECK(outcome == NativeExpression::Outcome::Unsupported);
+      CHECK(outcome == expr::NativeExpression::Outcome::Unsupported);
     } else {
-      REQUIRE(outcome == NativeExpression::Outcome::Done);
+      REQUIRE(outcome == expr::NativeExpression::Outcome::Done);
       REQUIRE(r.values.size() == 1);
       CHECK(r.values[0].json() == output);
       agree(".a | tonumber", R"({"a":)" + input + "}");
@@ -377,10 +368,9 @@ TEST_CASE("indices, index and rindex give jq's answers on arrays and strings (jq
                                                        {".a | [.[] | tostring] | index(\"4\")", "4"}};
   auto object = test::parse_json(R"({"a":[1,2,1,0,4,1],"s":"abcb","n":null})");
   for (const auto& [expression, expected] : cases) {
-    std::string error;
-    auto path = PathExpression::compile(std::string("[") + expression + "]", error);
-    REQUIRE(path.has_value());
-    EvalResult r = path->evaluate(*object.doc, false);
+    auto path = expr::PathExpression::compile(std::string("[") + expression + "]");
+    REQUIRE(path.ok());
+    json::EvalResult r = path->evaluate(*object.doc, false);
     INFO(expression);
     REQUIRE(r.ok());
     REQUIRE(r.values.size() == 1);
@@ -397,11 +387,11 @@ TEST_CASE("floor natively on numbers, with jq's values and locations, other type
   agree("((.p.data // 1) / (.p.dataLocal // 1) | floor)", R"({"p":{"data":8,"dataLocal":3}})");
   for (const char* input : {"null", R"("3")", "[1]", "{}"}) {
     auto object = test::parse_json(std::string(R"({"a":)") + input + "}");
-    auto native = NativeExpression::parse(".a | floor");
+    auto native = expr::NativeExpression::parse(".a | floor");
     REQUIRE(native);
-    EvalResult r;
+    json::EvalResult r;
     INFO(input);
-    CHECK(native->run(*object.doc, false, r) == NativeExpression::Outcome::Unsupported);
+    CHECK(native->run(*object.doc, false, r) == expr::NativeExpression::Outcome::Unsupported);
   }
 }
 
@@ -423,8 +413,7 @@ TEST_CASE("a try also catches an error raised downstream of it and ends its stre
   // Compared as the differential fuzzer compares: jq's try also swallows path()'s own error for these computed
   // outputs, so with locations jq gives nothing (engine_compare.h).
   for (const char* expression : {"(.a, .c, .b)? | . - 1", "(.a, .b)? | . - 1", ".a? | . - 1"}) {
-    std::string error;
-    auto path = PathExpression::compile(expression, error);
+    auto path = expr::PathExpression::compile(expression);
     REQUIRE(path);
     CHECK(path->is_native());
     auto parsed = test::parse_json(object);
@@ -432,8 +421,7 @@ TEST_CASE("a try also catches an error raised downstream of it and ends its stre
   }
   // null - 1 fails at .c: the stream is 0, then ends without an error.
   auto parsed = test::parse_json(object);
-  std::string error;
-  auto path = PathExpression::compile("(.a, .c, .b)? | . - 1", error);
+  auto path = expr::PathExpression::compile("(.a, .c, .b)? | . - 1");
   auto native = path->evaluate_native(*parsed.doc, false);
   REQUIRE(native);
   CHECK(native->ok());

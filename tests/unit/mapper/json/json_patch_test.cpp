@@ -8,7 +8,7 @@ using namespace wm;
 
 TEST_CASE("existing members are replaced, missing ones added, no-ops skipped") {
   auto o = test::parse_json(R"({"spec":{"schedulerName":"default-scheduler","priorityClassName":"high"}})");
-  JsonPatchBuilder patch(o.root);
+  json::JsonPatchBuilder patch(o.root);
   patch.set_string("/spec/schedulerName", "kai-scheduler");
   patch.set_string("/spec/priorityClassName", "high");  // already so
   patch.set_string("/spec/nodeName", "n1");
@@ -19,7 +19,7 @@ TEST_CASE("existing members are replaced, missing ones added, no-ops skipped") {
 
 TEST_CASE("a missing map is added whole, never patched into a path that does not exist") {
   auto o = test::parse_json(R"({"spec":{"template":{"spec":{}}}})");
-  JsonPatchBuilder patch(o.root);
+  json::JsonPatchBuilder patch(o.root);
   patch.merge_map("/spec/template/metadata/labels", {{"a", "1"}, {"team.io/queue", "q"}});
   patch.merge_map("/spec/template/metadata/annotations", {{"x", "y"}});
   CHECK(
@@ -29,7 +29,7 @@ TEST_CASE("a missing map is added whole, never patched into a path that does not
 
 TEST_CASE("keys are escaped with ~0 and ~1") {
   auto o = test::parse_json(R"({"metadata":{"labels":{"keep":"me"}}})");
-  JsonPatchBuilder patch(o.root);
+  json::JsonPatchBuilder patch(o.root);
   patch.merge_map("/metadata/labels", {{"scheduling.x-k8s.io/pod-group", "g"}, {"a~b", "c"}, {"keep", "me"}});
   CHECK(
       patch.str() ==
@@ -38,14 +38,14 @@ TEST_CASE("keys are escaped with ~0 and ~1") {
 
 TEST_CASE("a null member is replaced, not added under") {
   auto o = test::parse_json(R"({"metadata":{"labels":null}})");
-  JsonPatchBuilder patch(o.root);
+  json::JsonPatchBuilder patch(o.root);
   patch.merge_map("/metadata/labels", {{"a", "b"}});
   CHECK(patch.str() == R"([{"op":"replace","path":"/metadata/labels","value":{"a":"b"}}])");
 }
 
 TEST_CASE("nothing to do gives an empty patch") {
   auto o = test::parse_json(R"({"metadata":{"labels":{"a":"b"}}})");
-  JsonPatchBuilder patch(o.root);
+  json::JsonPatchBuilder patch(o.root);
   patch.merge_map("/metadata/labels", {{"a", "b"}});
   CHECK(patch.empty());
   CHECK(patch.str() == "[]");
@@ -53,14 +53,14 @@ TEST_CASE("nothing to do gives an empty patch") {
 
 TEST_CASE("a field under a scalar cannot be set") {
   auto o = test::parse_json(R"({"spec":"oops"})");
-  JsonPatchBuilder patch(o.root);
+  json::JsonPatchBuilder patch(o.root);
   CHECK_FALSE(patch.set_string("/spec/schedulerName", "x"));
   CHECK_THAT(patch.error(), Catch::Contains("not an object"));
 }
 
 TEST_CASE("a path through a list item and an escaped key is walked as written") {
   auto o = test::parse_json(R"({"spec":{"jobs":[{"a/b":{"template":{"metadata":{}}}}]}})");
-  JsonPatchBuilder patch(o.root);
+  json::JsonPatchBuilder patch(o.root);
   patch.merge_map("/spec/jobs/0/a~1b/template/metadata/labels", {{"q", "1"}});
   patch.set_string("/spec/jobs/0/a~1b/template/metadata/name", "n");
   CHECK(!patch.set_string("/spec/jobs/1/template", "x"));
@@ -73,7 +73,7 @@ TEST_CASE("a path through a list item and an escaped key is walked as written") 
 
 TEST_CASE("values that already hold the same JSON are left alone, whatever their type") {
   auto o = test::parse_json(R"({"spec":{"n":3,"s":"x\"y","o":{"a":[1,2]}}})");
-  JsonPatchBuilder patch(o.root);
+  json::JsonPatchBuilder patch(o.root);
   patch.set("/spec/n", "3");
   patch.set_string("/spec/s", "x\"y");
   patch.set("/spec/o", R"({"a":[1,2]})");

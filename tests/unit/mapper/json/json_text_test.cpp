@@ -38,7 +38,7 @@ TEST_CASE("JSON strings: a special character is escaped wherever it falls in a 1
         std::string s(length, 'a');
         s[at] = special;
         INFO("length " << length << ", at " << at << ", char " << static_cast<int>(special));
-        CHECK(json_string(s) == reference_json_string(s));
+        CHECK(json::json_string(s) == reference_json_string(s));
       }
 }
 
@@ -46,17 +46,17 @@ TEST_CASE("JSON strings: text without specials (UTF-8, DEL, spaces) is copied as
   for (const std::string& s : {std::string(), std::string("kai.scheduler/queue"), std::string(100, 'x'),
                                std::string("caf\xc3\xa9 \x7f ~/ spaces and\xe2\x80\x94"
                                            "dashes in a long value")})
-    CHECK(json_string(s) == "\"" + s + "\"");
+    CHECK(json::json_string(s) == "\"" + s + "\"");
 }
 
 TEST_CASE("JSON Pointer: tokens are escaped, split back and walked without loss") {
   const std::string tokens[] = {"spec", "a/b", "c~d", "", "~1", "0"};
   std::string pointer;
-  for (const auto& t : tokens) append_pointer_token(pointer, t);
+  for (const auto& t : tokens) json::append_pointer_token(pointer, t);
   CHECK(pointer == "/spec/a~1b/c~0d//~01/0");
-  CHECK(split_pointer(pointer) == std::vector<std::string>(std::begin(tokens), std::end(tokens)));
+  CHECK(json::split_pointer(pointer) == std::vector<std::string>(std::begin(tokens), std::end(tokens)));
 
-  PointerTokens walk(pointer);
+  json::PointerTokens walk(pointer);
   REQUIRE(walk.next());
   CHECK(walk.token() == "spec");
   CHECK(walk.prefix() == "/spec");
@@ -64,6 +64,6 @@ TEST_CASE("JSON Pointer: tokens are escaped, split back and walked without loss"
   CHECK(walk.raw() == "a~1b");
   CHECK(walk.token() == "a/b");
   CHECK(walk.rest() == "/c~0d//~01/0");
-  CHECK(split_pointer("").empty());
-  CHECK(split_pointer("/") == std::vector<std::string>{""});
+  CHECK(json::split_pointer("").empty());
+  CHECK(json::split_pointer("/") == std::vector<std::string>{""});
 }

@@ -22,18 +22,18 @@ Counted counted(const std::string& yaml, const std::string& profile = "") {
   REQUIRE(objects.size() == 1);
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
-  ViewOptions options;
+  view::ViewOptions options;
   if (!profile.empty()) {
     const webhook::Policy policy = webhook::Policy::builtin();
     const webhook::SchedulerProfile* p = policy.profile(profile);
     REQUIRE(p);
     options = webhook::view_options_for(*p, match.definition->gvk.group, objects[0].kind);
   }
-  WorkloadView view = build_view(*match.definition, *objects[0].doc, options);
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc, options);
   INFO(view.problems.size() << " warnings" << (view.problems.empty() ? "" : ": " + view.problems[0]));
   REQUIRE(view.problems.empty());
   REQUIRE(view.gangs.size() == 1);
-  Counted out{view.gangs[0].pods, view.gangs[0].min_member, {}, unmeetable_gangs(view.gangs)};
+  Counted out{view.gangs[0].pods, view.gangs[0].min_member, {}, view::unmeetable_gangs(view.gangs)};
   for (const auto& [name, quantity] : view.total_requests)
     out.requests += (out.requests.empty() ? "" : " ") + name + "=" + quantity.str(/*binary_suffixes=*/true);
   return out;
@@ -147,7 +147,7 @@ TEST_CASE("Volcano Job: a task without a name is default<index>") {
       volcano_job("", "  - {replicas: 2, template: {spec: {containers: [{name: c}]}}}\n" + task("worker", 1)));
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
-  const WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  const view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
   std::vector<std::string> ids;
   for (const auto& c : view.components)
     if (c.name == "task")

@@ -34,19 +34,19 @@ std::string filled(std::string yaml, const std::string& mark, const std::string&
   return yaml;
 }
 
-std::vector<Gang> gangs_of(const std::string& yaml, GangRule rule = GangRule::Minimum) {
+std::vector<Gang> gangs_of(const std::string& yaml, view::GangRule rule = view::GangRule::Minimum) {
   auto objects = test::parse_yaml(yaml);
   REQUIRE(objects.size() == 1);
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
-  ViewOptions options;
+  view::ViewOptions options;
   options.gang_rule = rule;
   options.inspect_detail = true;  // as inspect shows them
-  WorkloadView view = build_view(*match.definition, *objects[0].doc, options);
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc, options);
   INFO(view.problems.size() << " warnings" << (view.problems.empty() ? "" : ": " + view.problems[0]));
   REQUIRE(view.problems.empty());
   std::vector<Gang> out;
-  for (const auto& g : expanded_gangs(view.gangs, 100)) {
+  for (const auto& g : view::expanded_gangs(view.gangs, 100)) {
     Gang one{g.name, g.min_member, {}, g.min_sub_groups};
     for (const auto& s : g.sub_groups) one.sub_groups.emplace_back(s.name, s.min_member);
     out.push_back(std::move(one));
@@ -101,7 +101,7 @@ TEST_CASE("RayCluster under KAI with autoscaling: a group without minReplicas ad
 // Kueue pkg/controller/jobs/raycluster: one pod set for the head and one per worker group, each counting its
 // replicas x numOfHosts; the whole workload is admitted at once.
 TEST_CASE("RayCluster under Kueue's rule: every pod") {
-  auto gangs = gangs_of(ray_cluster(true), GangRule::AllPods);
+  auto gangs = gangs_of(ray_cluster(true), view::GangRule::AllPods);
   REQUIRE(gangs.size() == 1);
   CHECK(gangs[0].min_member == 1 + 4 + 3);
 }
@@ -142,7 +142,7 @@ TEST_CASE("JobSet InOrder: only the first replicated job must start together whi
   auto gangs = gangs_of(job_set("InOrder"));
   REQUIRE(gangs.size() == 1);
   CHECK(gangs[0] == Gang{"jobset", 1, {{"driver", 1}, {"workers", 8}}, 1});
-  CHECK(gangs_of(job_set("InOrder"), GangRule::AllPods)[0].min_member == 7);
+  CHECK(gangs_of(job_set("InOrder"), view::GangRule::AllPods)[0].min_member == 7);
 }
 
 const char* kLws = R"(
@@ -173,7 +173,7 @@ TEST_CASE("LeaderWorkerSet: a gang per group of the group's size, the leader alo
   REQUIRE(ready.size() == 3);
   CHECK(ready[1].min_member == 1);
   // Kueue's LWS integration admits each group as a workload of its own, whole.
-  CHECK(gangs_of(lws("LeaderReady"), GangRule::AllPods)[1].min_member == 4);
+  CHECK(gangs_of(lws("LeaderReady"), view::GangRule::AllPods)[1].min_member == 4);
 }
 
 // KAI pkg/podgrouper/podgrouper/plugins/job/job_grouper.go: a Job's PodGroup has minAvailable 1 unless the
@@ -193,7 +193,7 @@ spec:
   annotated.replace(annotated.find("%ANNOTATION%"), 12, ", annotations: {kai.scheduler/batch-min-member: \"2\"}");
   CHECK(gangs_of(plain)[0].min_member == 1);
   CHECK(gangs_of(annotated)[0].min_member == 2);
-  CHECK(gangs_of(plain, GangRule::AllPods)[0].min_member == 3);  // min(parallelism, completions)
+  CHECK(gangs_of(plain, view::GangRule::AllPods)[0].min_member == 3);  // min(parallelism, completions)
 }
 
 // KAI pkg/podgrouper/podgrouper/plugins/kubeflow/pytorch/pytorch_grouper.go: the job's minimum is
@@ -233,22 +233,22 @@ spec:
 )");
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
-  auto gangs_under = [&](GangRule rule) {
-    ViewOptions options;
+  auto gangs_under = [&](view::GangRule rule) {
+    view::ViewOptions options;
     options.gang_rule = rule;
-    return build_view(*match.definition, *objects[0].doc, options).gangs;
+    return view::build_view(*match.definition, *objects[0].doc, options).gangs;
   };
-  auto gangs = gangs_under(GangRule::Minimum);
+  auto gangs = gangs_under(view::GangRule::Minimum);
   REQUIRE(gangs.size() == 1);
   CHECK(gangs[0].min_member == 33);
   CHECK(gangs[0].pods == 6);
-  auto why = unmeetable_gangs(gangs);
+  auto why = view::unmeetable_gangs(gangs);
   REQUIRE(why.size() == 1);
   CHECK(why[0] == "gang \"" + gangs[0].name + "\" needs 33 pods placed at once but starts 6");
   // Kueue admits every pod: a gang of 6.
-  auto all_pods = gangs_under(GangRule::AllPods);
+  auto all_pods = gangs_under(view::GangRule::AllPods);
   CHECK(all_pods[0].min_member == 6);
-  CHECK(unmeetable_gangs(all_pods).empty());
+  CHECK(view::unmeetable_gangs(all_pods).empty());
 }
 
 // KAI pkg/podgrouper/podgrouper/plugins/kubeflow/distributed_common.go (TFJob, XGBoostJob, JAXJob, MPIJob v1): the
@@ -394,7 +394,7 @@ spec:
       "  template:\n    cliques:\n    - {name: a, spec: {replicas: 2, podSpec: {}}}\n"
       "    podCliqueScalingGroups: [{name: g, cliqueNames: [a], replicas: 2}]\n");
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
-  CHECK(build_view(*match.definition, *objects[0].doc).gangs.size() == 1);
+  CHECK(view::build_view(*match.definition, *objects[0].doc).gangs.size() == 1);
 }
 
 // KAI pkg/podgrouper/podgrouper/plugins/statefulset: minAvailable 1 unless kai.scheduler/min-member is set and
@@ -454,7 +454,7 @@ spec:
 // gang; they are evaluated over each pod template as the pod it makes.
 TEST_CASE("a pod group member's filters leave pod templates out of the gang") {
   const std::string file = test::source_path("tests/fixtures/gang-filters/trainer.yaml");
-  DefinitionLoad load = load_definitions(test::read_file(file), file);
+  catalog::DefinitionLoad load = catalog::load_definitions(test::read_file(file), file);
   INFO((load.errors.empty() ? "" : load.errors[0].str()));
   REQUIRE(load.errors.empty());
   REQUIRE(load.definitions.size() == 1);
@@ -471,7 +471,7 @@ spec:
     replicas: 2
     template: {spec: {containers: [{name: c, image: x}]}}
 )");
-  WorkloadView view = build_view(load.definitions[0], *objects[0].doc);
+  view::WorkloadView view = view::build_view(load.definitions[0], *objects[0].doc);
   REQUIRE(view.problems.empty());
   REQUIRE(view.gangs.size() == 1);
   CHECK(view.gangs[0].min_member == 4);
@@ -627,7 +627,7 @@ spec:
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
   CHECK(match.definition->gvk.version == "v1beta1");
-  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
   REQUIRE(view.problems.empty());
   CHECK(view.total_pods == 2 + 4);
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 32);
@@ -638,10 +638,10 @@ spec:
 }
 
 TEST_CASE("gang rules are named in policies by these names") {
-  CHECK(gang_rule_from_name("minimum") == GangRule::Minimum);
-  CHECK(gang_rule_from_name("all-pods") == GangRule::AllPods);
-  CHECK_FALSE(gang_rule_from_name("all"));
-  CHECK(std::string(gang_rule_name(GangRule::AllPods)) == "all-pods");
+  CHECK(view::gang_rule_from_name("minimum") == view::GangRule::Minimum);
+  CHECK(view::gang_rule_from_name("all-pods") == view::GangRule::AllPods);
+  CHECK_FALSE(view::gang_rule_from_name("all"));
+  CHECK(std::string(view::gang_rule_name(view::GangRule::AllPods)) == "all-pods");
 }
 
 }  // namespace wm
@@ -664,7 +664,7 @@ spec:
 )");
     REQUIRE(objects.size() == 1);
     auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
-    WorkloadView view = build_view(*match.definition, *objects[0].doc);
+    view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
     return view.total_pods - 1;  // without the head
   };
   CHECK(pods("minReplicas: 1, maxReplicas: 5") == 1);               // Test 1: replicas unset
@@ -693,7 +693,7 @@ spec:
   template: {spec: {containers: [{name: c, image: x}]}}
 )");
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
-  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
   REQUIRE(view.problems.size() == 1);
   CHECK(view.problems[0] == "component deployment: replicasPath is not a count: 1e+308");
   CHECK(view.total_pods == 1);
@@ -728,8 +728,8 @@ workerGroupSpecs:
     const webhook::Policy policy = webhook::Policy::builtin();
     const webhook::SchedulerProfile* profile = policy.profile(profile_name);
     REQUIRE(profile);
-    WorkloadView view =
-        build_view(*match.definition, *objects[0].doc, webhook::view_options_for(*profile, "ray.io", kind));
+    view::WorkloadView view =
+        view::build_view(*match.definition, *objects[0].doc, webhook::view_options_for(*profile, "ray.io", kind));
     INFO(kind << " " << spec_extra << " numOfHosts " << hosts << " under " << profile_name);
     REQUIRE(view.problems.empty());
     REQUIRE(view.gangs.size() == 1);

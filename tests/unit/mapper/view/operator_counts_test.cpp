@@ -10,29 +10,29 @@ namespace wm {
 namespace {
 
 // The catalog's view of the one object in `yaml`, which it must understand without a warning.
-WorkloadView view_of(const std::string& yaml) {
+view::WorkloadView view_of(const std::string& yaml) {
   auto objects = test::parse_yaml(yaml);
   REQUIRE(objects.size() == 1);
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
-  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
   CHECK(view.problems.empty());
   return view;
 }
 
 // Pods per component of the one object in `yaml`, as "component=pods" joined by spaces.
 std::string pods_by_component(const std::string& yaml) {
-  const WorkloadView view = view_of(yaml);
+  const view::WorkloadView view = view_of(yaml);
   std::string out;
   for (const auto& c : view.components)
     for (const auto& i : c.instances)
-      if (i.shape != PodShape::Logical) out += (out.empty() ? "" : " ") + c.name + "=" + std::to_string(i.pods);
+      if (i.shape != view::PodShape::Logical) out += (out.empty() ? "" : " ") + c.name + "=" + std::to_string(i.pods);
   return out;
 }
 
 // The workload's total requests, as "name=quantity" joined by spaces.
 std::string total_requests(const std::string& yaml) {
-  const WorkloadView view = view_of(yaml);
+  const view::WorkloadView view = view_of(yaml);
   std::string out;
   for (const auto& [name, quantity] : view.total_requests)
     out += (out.empty() ? "" : " ") + name + "=" + quantity.str();
@@ -183,7 +183,7 @@ TEST_CASE("a workload whose pods no template in the object describes is not unde
       "v1alpha2", "", "  model: {uri: hf://facebook/opt-125m}\n  replicas: 2\n  router: {scheduler: {}, route: {}}\n"));
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
-  WorkloadView view = build_view(*match.definition, *objects[0].doc);
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
   REQUIRE(view.problems.size() == 1);
   CHECK_THAT(view.problems[0], Catch::StartsWith("no pod template or pod spec where the definition looks"));
 }

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-using wm::Quantity;
+using wm::view::Quantity;
 
 static long long milli(const char* text) {
   auto q = Quantity::parse(text);
@@ -54,7 +54,7 @@ TEST_CASE("quantities print canonically") {
   CHECK(Quantity::parse("1500m")->units_ceil() == 2);
 }
 
-using wm::ResourceList;
+using wm::view::ResourceList;
 
 TEST_CASE("resource lists stay sorted by name, add entries on demand and keep the first emplaced") {
   ResourceList list;

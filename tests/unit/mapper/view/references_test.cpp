@@ -30,22 +30,22 @@ const std::string kMpiRuntime = R"({"apiVersion":"trainer.kubeflow.org/v1alpha1"
      "spec":{"template":{"spec":{"containers":[{"name":"node","image":"mpi"}]}}}}}]}}}})";
 
 struct Fixture {
-  ReferenceStore store;
+  view::ReferenceStore store;
   std::vector<test::ParsedObject> keep;  // views point into their documents
 
   Fixture() {
-    std::string error;
-    REQUIRE(store.put(kTorchRuntime, error));
-    REQUIRE(store.put(kMpiRuntime, error));
+    REQUIRE(store.put(kTorchRuntime));
+    REQUIRE(store.put(kMpiRuntime));
   }
-  WorkloadView view(const std::string& yaml, std::string namespace_name = "") {
+  view::WorkloadView view(const std::string& yaml, std::string namespace_name = "") {
     auto objects = test::parse_yaml(yaml);
     REQUIRE(objects.size() == 1);
     auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
     REQUIRE(match.definition);
     keep.push_back(std::move(objects[0]));
-    return build_view(*match.definition, *keep.back().doc,
-                      {.catalog = &test::builtin_catalog(), .references = &store, .namespace_name = namespace_name});
+    return view::build_view(
+        *match.definition, *keep.back().doc,
+        {.catalog = &test::builtin_catalog(), .references = &store, .namespace_name = namespace_name});
   }
 };
 
@@ -57,16 +57,16 @@ std::string train_job(const std::string& runtime_ref, const std::string& trainer
 }  // namespace
 
 TEST_CASE("the store finds objects by group, kind, namespace and name, and a relist replaces a kind") {
-  ReferenceStore store;
-  std::string error;
-  REQUIRE(store.put(kTorchRuntime, error));
+  view::ReferenceStore store;
+  REQUIRE(store.put(kTorchRuntime));
   CHECK(store.find("trainer.kubeflow.org", "ClusterTrainingRuntime", "", "torch-distributed"));
   CHECK_FALSE(store.find("trainer.kubeflow.org", "ClusterTrainingRuntime", "team-a", "torch-distributed"));
   CHECK_FALSE(store.find("trainer.kubeflow.org", "TrainingRuntime", "", "torch-distributed"));
-  CHECK_FALSE(store.put(R"({"kind":"TrainingRuntime","metadata":{"name":"x"}})", error));
-  CHECK(error.find("apiVersion") != std::string::npos);
-  CHECK_FALSE(store.put("{", error));
-  REQUIRE(store.put(kMpiRuntime, error));
+  auto unnamed = store.put(R"({"kind":"TrainingRuntime","metadata":{"name":"x"}})");
+  CHECK_FALSE(unnamed);
+  CHECK_THAT(unnamed.error(), Catch::Contains("apiVersion"));
+  CHECK_THAT(store.put("{").error(), Catch::StartsWith("not JSON"));
+  REQUIRE(store.put(kMpiRuntime));
   store.replace_kind("trainer.kubeflow.org", "ClusterTrainingRuntime", {});
   CHECK(store.size() == 1);
   CHECK(store.find("trainer.kubeflow.org", "TrainingRuntime", "team-a", "mpi"));
@@ -76,7 +76,7 @@ TEST_CASE("the store finds objects by group, kind, namespace and name, and a rel
 
 TEST_CASE("a TrainJob is read through its ClusterTrainingRuntime: numNodes pods, GPUs from the runtime's container") {
   Fixture f;
-  WorkloadView view = f.view(train_job("{name: torch-distributed}", "{numNodes: 4}"));
+  view::WorkloadView view = f.view(train_job("{name: torch-distributed}", "{numNodes: 4}"));
   REQUIRE(view.problems.empty());
   CHECK(view.total_pods == 4);
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 4);
@@ -88,7 +88,7 @@ TEST_CASE("a TrainJob is read through its ClusterTrainingRuntime: numNodes pods,
 
 TEST_CASE("resourcesPerNode replaces the node container's resources, as the trainer's JobSet builder does") {
   Fixture f;
-  WorkloadView view =
+  view::WorkloadView view =
       f.view(train_job("{name: torch-distributed}", "{numNodes: 2, resourcesPerNode: {limits: {nvidia.com/gpu: 8}}}"));
   REQUIRE(view.problems.empty());
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 16);
@@ -102,7 +102,7 @@ TEST_CASE("resourcesPerNode replaces the node container's resources, as the trai
 TEST_CASE("an MPI runtime with runLauncherAsNode gives the node job numNodes - 1 pods, and the launcher one") {
   Fixture f;
   const std::string ref = "{kind: TrainingRuntime, name: mpi}";
-  WorkloadView view = f.view(train_job(ref, "{numNodes: 3}"), "team-a");
+  view::WorkloadView view = f.view(train_job(ref, "{numNodes: 3}"), "team-a");
   REQUIRE(view.problems.empty());
   CHECK(view.total_pods == 3);
   REQUIRE(view.components.at(1).instances.size() == 2);
@@ -115,7 +115,7 @@ TEST_CASE("an MPI runtime with runLauncherAsNode gives the node job numNodes - 1
 
 TEST_CASE("a namespaced runtime is looked up in the TrainJob's namespace only") {
   Fixture f;
-  WorkloadView view = f.view(train_job("{kind: TrainingRuntime, name: mpi}", "{numNodes: 3}"), "team-b");
+  view::WorkloadView view = f.view(train_job("{kind: TrainingRuntime, name: mpi}", "{numNodes: 3}"), "team-b");
   REQUIRE(view.problems.size() == 1);
   CHECK(view.problems[0].find("TrainingRuntime team-b/mpi") != std::string::npos);
   CHECK(view.total_pods == 0);
@@ -123,7 +123,7 @@ TEST_CASE("a namespaced runtime is looked up in the TrainJob's namespace only") 
 
 TEST_CASE("a missing or unreadable reference makes the TrainJob not understood, naming what is missing") {
   Fixture f;
-  WorkloadView view = f.view(train_job("{name: absent}", "{numNodes: 2}"));
+  view::WorkloadView view = f.view(train_job("{name: absent}", "{numNodes: 2}"));
   REQUIRE(view.problems.size() == 1);
   CHECK(view.problems[0].find("ClusterTrainingRuntime absent") != std::string::npos);
   view = f.view(train_job("{kind: Runtime, name: x}", "{}"));
@@ -135,17 +135,18 @@ TEST_CASE("a missing or unreadable reference makes the TrainJob not understood, 
   // No store at all (a caller that holds no referenced objects).
   auto objects = test::parse_yaml(train_job("{name: torch-distributed}", "{}"));
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
-  view = build_view(*match.definition, *objects[0].doc);
+  view = view::build_view(*match.definition, *objects[0].doc);
   REQUIRE(view.problems.size() == 1);
   CHECK(view.problems[0].find("--with") != std::string::npos);
 }
 
 TEST_CASE("pods from a referenced object are counted but not edited: their template is not in the TrainJob") {
   Fixture f;
-  WorkloadView view = f.view(train_job("{name: torch-distributed}", "{numNodes: 2}"));
+  view::WorkloadView view = f.view(train_job("{name: torch-distributed}", "{numNodes: 2}"));
   REQUIRE(view.problems.empty());
   std::vector<std::string> warnings;
-  const std::string patch = make_patch(view, *f.keep.back().doc, {.scheduler_name = "kai-scheduler"}, {}, warnings);
+  const std::string patch =
+      view::make_patch(view, *f.keep.back().doc, {.scheduler_name = "kai-scheduler"}, {}, warnings);
   CHECK(patch == "[]");
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("referenced object") != std::string::npos);
@@ -166,7 +167,7 @@ metadata:
       statusDefinition: {phaseDefinition: {path: .status.phase}, statusMappings: {running: [{byPhase: Running}]}}
 )";
   auto errors_of = [&](const std::string& annotations) {
-    auto result = load_definitions(head + annotations + body, "broken.yaml");
+    auto result = catalog::load_definitions(head + annotations + body, "broken.yaml");
     std::string all;
     for (const auto& e : result.errors) all += e.str() + "\n";
     return all;

@@ -6,10 +6,10 @@
 
 using namespace wm;
 
-static ResourceList requests_of(const std::string& pod_spec) {
+static view::ResourceList requests_of(const std::string& pod_spec) {
   auto o = test::parse_json(pod_spec);
   std::vector<std::string> warnings;
-  ResourceList r = pod_requests(o.root, warnings);
+  view::ResourceList r = view::pod_requests(o.root, warnings);
   CHECK(warnings.empty());
   return r;
 }
@@ -46,7 +46,7 @@ TEST_CASE("pod overhead is added") {
 TEST_CASE("an invalid quantity is reported, not counted") {
   auto o = test::parse_json(R"({"containers":[{"resources":{"requests":{"cpu":"lots"}}}]})");
   std::vector<std::string> warnings;
-  auto r = pod_requests(o.root, warnings);
+  auto r = view::pod_requests(o.root, warnings);
   CHECK(r.count("cpu") == 0);
   REQUIRE(warnings.size() == 1);
   CHECK_THAT(warnings[0], Catch::Contains("cpu"));

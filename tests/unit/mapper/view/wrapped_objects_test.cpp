@@ -27,17 +27,17 @@ std::string appwrapper(const std::string& components) {
          components;
 }
 
-WorkloadView view_of(const std::string& yaml, ViewOptions options = {.catalog = &test::builtin_catalog()}) {
+view::WorkloadView view_of(const std::string& yaml, view::ViewOptions options = {.catalog = &test::builtin_catalog()}) {
   static std::vector<test::ParsedObject> keep;  // the views point into their documents
   auto objects = test::parse_yaml(yaml);
   REQUIRE(objects.size() == 1);
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
   keep.push_back(std::move(objects[0]));
-  return build_view(*match.definition, *keep.back().doc, options);
+  return view::build_view(*match.definition, *keep.back().doc, options);
 }
 
-std::string only_warning(const WorkloadView& view) {
+std::string only_warning(const view::WorkloadView& view) {
   REQUIRE(view.problems.size() == 1);
   return view.problems[0];
 }
@@ -49,7 +49,7 @@ TEST_CASE("a wrapped PyTorchJob is counted, gang-sized and edited by the PyTorch
       "  - podSets: [{replicas: 1, path: template.spec.pytorchReplicaSpecs.Master.template}]" + kPyTorchJob));
   auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
   REQUIRE(match.definition);
-  WorkloadView view = build_view(*match.definition, *objects[0].doc, {.catalog = &test::builtin_catalog()});
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc, {.catalog = &test::builtin_catalog()});
   CHECK(view.problems.empty());
   CHECK(view.total_pods == 4);
   CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 4);
@@ -59,7 +59,7 @@ TEST_CASE("a wrapped PyTorchJob is counted, gang-sized and edited by the PyTorch
 
   std::vector<std::string> warnings;
   const std::string patch =
-      make_patch(view, *objects[0].doc, {"kai-scheduler", std::nullopt, {{"q", "a"}}, {}}, {}, warnings);
+      view::make_patch(view, *objects[0].doc, {"kai-scheduler", std::nullopt, {{"q", "a"}}, {}}, {}, warnings);
   CHECK(warnings.empty());
   CHECK_THAT(
       patch,
@@ -68,13 +68,13 @@ TEST_CASE("a wrapped PyTorchJob is counted, gang-sized and edited by the PyTorch
   CHECK_THAT(patch, Catch::Contains("/spec/components/0/template/spec/pytorchReplicaSpecs/Worker/template/metadata"));
 
   // Kueue counts every pod of it.
-  ViewOptions all_pods{.gang_rule = GangRule::AllPods, .catalog = &test::builtin_catalog()};
-  CHECK(build_view(*match.definition, *objects[0].doc, all_pods).gangs[0].min_member == 4);
+  view::ViewOptions all_pods{.gang_rule = view::GangRule::AllPods, .catalog = &test::builtin_catalog()};
+  CHECK(view::build_view(*match.definition, *objects[0].doc, all_pods).gangs[0].min_member == 4);
 }
 
 TEST_CASE("objects an AppWrapper holds that make no pods are not read") {
   // A Service beside the job, and a component whose podSets says it has no pods.
-  const WorkloadView view = view_of(
+  const view::WorkloadView view = view_of(
       appwrapper(R"(  - template: {apiVersion: v1, kind: Service, metadata: {name: s}, spec: {ports: [{port: 80}]}}
   - podSets: []
     template: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w}}
@@ -105,7 +105,7 @@ TEST_CASE("what a wrapped object's definition cannot read leaves the AppWrapper 
              Catch::StartsWith("wrapped kubeflow.org/v1 PyTorchJob at /spec/components/0/template: component replica"));
   // Nothing wrapped that makes pods, or no catalog to read them with.
   CHECK_THAT(only_warning(view_of(appwrapper("  []\n"))), Catch::StartsWith("no pod template or pod spec"));
-  CHECK_THAT(only_warning(view_of(appwrapper("  - " + kPyTorchJob.substr(5)), ViewOptions{})),
+  CHECK_THAT(only_warning(view_of(appwrapper("  - " + kPyTorchJob.substr(5)), view::ViewOptions{})),
              Catch::Contains("no catalog to read it with"));
 }
 

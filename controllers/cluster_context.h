@@ -1,0 +1,23 @@
+// What every controller of the cluster side works with: the API server, the live catalog and policy, and where it
+// reports. ClusterSide owns each of these; a controller keeps the references.
+#pragma once
+
+#include "common/log.h"
+#include "common/metrics.h"
+#include "controllers/events.h"
+#include "kube/client.h"
+#include "kube/discovery.h"
+#include "webhook/state_store.h"
+
+namespace wm::controllers {
+
+struct ClusterContext {
+  kube::Client& client;
+  kube::Discovery& discovery;
+  webhook::StateStore& state;
+  Metrics& metrics;
+  const Logger& log;
+  EventRecorder& events;
+};
+
+}  // namespace wm::controllers
