@@ -50,10 +50,6 @@ AdmissionResult bad_request(std::string reason) {
   return r;
 }
 
-}  // namespace
-
-namespace {
-
 // The answer to one review, as it is being decided.
 class Answer {
  public:
