@@ -40,6 +40,19 @@ std::string_view operation_label(std::string_view operation) {
   return "other";
 }
 
+// A family's HELP and TYPE lines.
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out.append("# HELP ").append(name).append(" ").append(help).append("\n# TYPE ").append(name).append(" ");
+  out.append(type).append("\n");
+}
+
+// A family of one series without labels.
+void single(std::string& out, std::string_view name, std::string_view type, std::string_view help,
+            const std::string& value) {
+  header(out, name, type, help);
+  out.append(name).append(" ").append(value).append("\n");
+}
+
 }  // namespace
 
 void Metrics::request(std::string_view endpoint, std::string_view operation, std::string_view kind,
@@ -114,16 +127,15 @@ void Metrics::add_counter(std::string_view name, std::string_view help, SeriesLa
 }
 
 void Metrics::render_requests(std::string& out) const {
-  out += "# HELP workload_map_requests_total Requests by endpoint, admission operation, object kind and outcome.\n";
-  out += "# TYPE workload_map_requests_total counter\n";
+  header(out, "workload_map_requests_total", "counter",
+         "Requests by endpoint, admission operation, object kind and outcome.");
   for (const auto& [key, n] : requests_) {
     const auto& [endpoint, operation, kind, outcome] = key;
     out += "workload_map_requests_total{endpoint=\"" + label_value(endpoint) + "\",operation=\"" +
            label_value(operation) + "\",kind=\"" + label_value(kind) + "\",outcome=\"" + label_value(outcome) + "\"} " +
            std::to_string(n) + "\n";
   }
-  out += "# HELP workload_map_request_duration_seconds Time from a complete request to its response.\n";
-  out += "# TYPE workload_map_request_duration_seconds histogram\n";
+  header(out, "workload_map_request_duration_seconds", "histogram", "Time from a complete request to its response.");
   for (const auto& [endpoint, h] : latency_) {
     long long cumulative = 0;
     for (size_t i = 0; i < kBuckets.size(); ++i) {
@@ -145,41 +157,33 @@ std::string Metrics::render() const {
   std::lock_guard lock(mutex_);
   std::string out;
   for (const auto& [name, f] : families_) {
-    out += "# HELP " + name + " " + f.help + "\n# TYPE " + name + " " + f.type + "\n";
+    header(out, name, f.type, f.help);
     for (const auto& [labels, value] : f.series) out += name + labels + " " + number(value) + "\n";
   }
-  out += "# HELP workload_map_build_info The release and commit of this binary.\n";
-  out += "# TYPE workload_map_build_info gauge\n";
+  header(out, "workload_map_build_info", "gauge", "The release and commit of this binary.");
   out += "workload_map_build_info{version=\"" + label_value(build_version_) + "\",revision=\"" +
          label_value(build_revision_) + "\"} 1\n";
   render_requests(out);
-  out += "# HELP workload_map_definitions_loaded Workload definitions in the live catalog.\n";
-  out += "# TYPE workload_map_definitions_loaded gauge\n";
-  out += "workload_map_definitions_loaded " + std::to_string(definitions_.load()) + "\n";
-  out += "# HELP workload_map_certificate_expiry_timestamp_seconds When the serving certificate expires.\n";
-  out += "# TYPE workload_map_certificate_expiry_timestamp_seconds gauge\n";
-  out += "workload_map_certificate_expiry_timestamp_seconds " + number(certificate_expiry_.load()) + "\n";
-  out += "# HELP workload_map_config_reloads_total Reloads of the policy, definitions and certificate.\n";
-  out += "# TYPE workload_map_config_reloads_total counter\n";
+  single(out, "workload_map_definitions_loaded", "gauge", "Workload definitions in the live catalog.",
+         std::to_string(definitions_.load()));
+  single(out, "workload_map_certificate_expiry_timestamp_seconds", "gauge", "When the serving certificate expires.",
+         number(certificate_expiry_.load()));
+  header(out, "workload_map_config_reloads_total", "counter", "Reloads of the policy, definitions and certificate.");
   for (const auto& [key, n] : reloads_)
     out += "workload_map_config_reloads_total{config=\"" + label_value(key.first) + "\",result=\"" + key.second +
            "\"} " + std::to_string(n) + "\n";
-  out += "# HELP workload_map_config_last_reload_ok 1 while the last reload worked; 0: the last good one is live.\n";
-  out += "# TYPE workload_map_config_last_reload_ok gauge\n";
+  header(out, "workload_map_config_last_reload_ok", "gauge",
+         "1 while the last reload worked; 0: the last good one is live.");
   for (const auto& [what, ok] : config_healthy_)
     out += "workload_map_config_last_reload_ok{config=\"" + label_value(what) + "\"} " + std::to_string(ok) + "\n";
-  out += "# HELP workload_map_admission_in_flight Admission reviews being decided now.\n";
-  out += "# TYPE workload_map_admission_in_flight gauge\n";
-  out += "workload_map_admission_in_flight " + std::to_string(in_flight_.load()) + "\n";
-  out += "# HELP workload_map_open_connections Open connections to the webhook port.\n";
-  out += "# TYPE workload_map_open_connections gauge\n";
-  out += "workload_map_open_connections " + std::to_string(open_connections_.load()) + "\n";
-  out += "# HELP workload_map_refused_connections_total Connections closed at once, beyond --max-connections.\n";
-  out += "# TYPE workload_map_refused_connections_total counter\n";
-  out += "workload_map_refused_connections_total " + std::to_string(refused_connections_.load()) + "\n";
-  out += "# HELP workload_map_tls_handshake_failures_total Connections that failed TLS, or spoke plain HTTP.\n";
-  out += "# TYPE workload_map_tls_handshake_failures_total counter\n";
-  out += "workload_map_tls_handshake_failures_total " + std::to_string(tls_failures_.load()) + "\n";
+  single(out, "workload_map_admission_in_flight", "gauge", "Admission reviews being decided now.",
+         std::to_string(in_flight_.load()));
+  single(out, "workload_map_open_connections", "gauge", "Open connections to the webhook port.",
+         std::to_string(open_connections_.load()));
+  single(out, "workload_map_refused_connections_total", "counter",
+         "Connections closed at once, beyond --max-connections.", std::to_string(refused_connections_.load()));
+  single(out, "workload_map_tls_handshake_failures_total", "counter",
+         "Connections that failed TLS, or spoke plain HTTP.", std::to_string(tls_failures_.load()));
   out += render_process_metrics();
   return out;
 }

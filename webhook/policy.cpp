@@ -146,7 +146,7 @@ std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::s
               "mutateOnUpdate", "summaryAnnotations", "failurePolicy"}))
     return std::nullopt;
   Rule rule;
-  rule.line = n.Mark().line + 1;
+  rule.line = PolicyReader::line_of(n);
   rule.name = n["name"].IsDefined() ? n["name"].Scalar() : field;
   rule.namespaces = r.strings(n["namespaces"], field + ".namespaces");
   rule.kinds = r.strings(n["kinds"], field + ".kinds");

@@ -114,8 +114,8 @@ class Reader : public YamlReader {
       return nullptr;
     }
     auto path = std::make_shared<const expr::PathExpression>(source, library_);
-    int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
-    if (auto index = path->library_index()) checks_.push_back({*index, {file(), line, field, ""}, document_});
+    if (auto index = path->library_index())
+      checks_.push_back({*index, {file(), line_at(at, fallback_line), field, ""}, document_});
     return path;
   }
 

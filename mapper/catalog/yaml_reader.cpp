@@ -9,8 +9,7 @@ std::string member(const std::string& field, const std::string& key) { return fi
 }  // namespace
 
 void YamlReader::error(const YAML::Node& at, int fallback_line, const std::string& field, const std::string& message) {
-  int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
-  errors_.push_back({file_, line, field, message});
+  errors_.push_back({file_, line_at(at, fallback_line), field, message});
 }
 
 bool YamlReader::map(const YAML::Node& node, const std::string& field, std::initializer_list<const char*> allowed) {

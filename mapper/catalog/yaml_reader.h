@@ -20,8 +20,12 @@ class YamlReader {
 
   // The node's 1-based line, 0 when yaml-cpp does not know it (an undefined node).
   static int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
+  // `at`'s line, or `fallback_line` when `at` is not in the text (a missing key).
+  static int line_at(const YAML::Node& at, int fallback_line) {
+    return at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : fallback_line;
+  }
 
-  // Reported at `at`'s line, or at `fallback_line` when `at` is not in the text (a missing key).
+  // Reported at line_at(at, fallback_line).
   void error(const YAML::Node& at, int fallback_line, const std::string& field, const std::string& message);
   void error(const YAML::Node& at, const std::string& field, const std::string& message) {
     error(at, 0, field, message);
