@@ -343,19 +343,19 @@ struct Server::Impl {
     });
   }
 
+  // Each outcome is logged before the metrics count it, so whoever sees the metric change finds the log line.
   void reload() {
     if (auto tls_result = shared.tls.reload_if_changed()) {
-      shared.metrics.reload("certificate", tls_result->ok());
       if (tls_result->ok()) {
-        shared.metrics.set_certificate_expiry(shared.tls.certificate_expiry());
         shared.log.log(LogLevel::Info, "certificate reloaded");
+        shared.metrics.set_certificate_expiry(shared.tls.certificate_expiry());
       } else {
         shared.log.log(LogLevel::Error, "certificate reload failed; the previous certificate stays in use",
                        {{"error", tls_result->error()}});
       }
+      shared.metrics.reload("certificate", tls_result->ok());
     }
     for (const auto& r : shared.state.reload_if_changed()) {
-      shared.metrics.reload(r.what, r.ok);
       if (r.ok) {
         shared.log.log(LogLevel::Info, r.what + " reloaded");
         shared.metrics.set_definitions(shared.state.current().catalog->size());
@@ -365,6 +365,7 @@ struct Server::Impl {
         shared.log.log(LogLevel::Error, r.what + " reload failed; the last good " + r.what + " stays live",
                        {{"error", all}});
       }
+      shared.metrics.reload(r.what, r.ok);
     }
   }
 

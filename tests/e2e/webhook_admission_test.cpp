@@ -323,11 +323,15 @@ TEST_CASE("validation refuses the 12-GPU JobSet under an 8-GPU limit and admits 
         "4); the limit for namespace team-a is 8");
 
   std::ofstream(policy) << limit_policy(16);
+  // The server checks its files every second. It logs the reload just after it swaps the policy in, so a
+  // request may see the new limit a moment before the log line is written: wait for both.
   bool admitted = false;
-  for (int i = 0; i < 100 && !admitted; ++i) {  // the server checks its files every second
+  bool logged = false;
+  for (int i = 0; i < 100 && !(admitted && logged); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     auto again = HttpsClient(server.port()).post("/validate", review);
     admitted = parser.parse(again.body)["response"]["allowed"].get_bool().value();
+    logged = server.log().find("policy reloaded") != std::string::npos;
   }
   CHECK(admitted);
   CHECK_THAT(server.log(), Catch::Contains("policy reloaded"));
