@@ -130,12 +130,12 @@ void KartaSource::watch(const std::atomic<bool>& stop) {
       cluster_.client, {"/apis/run.ai/v1alpha1/kartas", "run.ai/v1alpha1", "Karta", ""},
       {[&](std::vector<std::string> objects) { replaced(std::move(objects)); },
        [&](kube::EventType type, const std::string& object) { changed(type == kube::EventType::Deleted, object); },
-       [&](const std::string& problem) {
+       [&](const std::string& problem) {  // logged first: whoever sees the gauge drop finds the reason
+         cluster_.log.log(LogLevel::Warn, "Karta watch failed; definitions from the cluster may be stale",
+                          {{"problem", problem}});
          cluster_.metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 0);
          cluster_.metrics.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help,
                                       {{"resource", "kartas.run.ai"}});
-         cluster_.log.log(LogLevel::Warn, "Karta watch failed; definitions from the cluster may be stale",
-                          {{"problem", problem}});
        },
        [&] {
          cluster_.metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 1);

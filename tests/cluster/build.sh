@@ -10,7 +10,8 @@
 # binaries are rebuilt only when its go.mod, go.sum or .conf, the Go toolchain or this script change (one stamp per
 # module in build/cluster/bin/.stamp-MODULE: Go does not cache linked executables, and relinking takes a minute).
 # Linked binaries are also kept under ${XDG_CACHE_HOME:-~/.cache}/workload-map/cluster-bin/ by the same stamp, beside
-# Go's own caches, so that a fresh clone on a machine that built them before copies instead of relinking.
+# Go's own caches, so that a fresh clone on a machine that built them before copies instead of relinking. Modules
+# build two at a time (WM_CLUSTER_BUILD_JOBS).
 #   tests/cluster/build.sh [--force]
 set -euo pipefail
 shopt -s nullglob
@@ -49,26 +50,28 @@ for conf in "$here"/schedulers/*/scheduler.conf; do
 done
 
 cache=${WM_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/workload-map/cluster-bin}
+force=${1:-}
+tally=$(mktemp -d)
+trap 'rm -rf "$tally"' EXIT
 start=$SECONDS
-built=0
-copied=0
-for module in "${modules[@]}"; do
-  dir=$here/$module
-  key=${module//\//-}
+
+# One module: nothing if its stamp matches, a copy from the cache if it was built before, else go build.
+# Prints what it did to $tally/module-KEY ("built N" or "copied N").
+build_module() {
+  local module=$1 dir=$here/$1 key=${1//\//-} stamp kept ldflags binary missing=0
   stamp=$(cat "$dir"/{go.mod,go.sum} "$dir"/*.conf "$here/build.sh" <(go version) | sha256sum | cut -c1-16)
-  if [[ ${1:-} != --force && -f $out/.stamp-$key && $(cat "$out/.stamp-$key") == "$stamp" ]]; then
-    missing=0
+  if [[ $force != --force && -f $out/.stamp-$key && $(cat "$out/.stamp-$key") == "$stamp" ]]; then
     for binary in ${module_binaries[$module]}; do [[ -x $out/${binary%%=*} ]] || missing=1; done
-    ((missing)) || continue
+    ((missing)) || return 0
   fi
   kept=$cache/$key-$stamp
-  if [[ ${1:-} != --force && -f $kept/.complete ]]; then
+  if [[ $force != --force && -f $kept/.complete ]]; then
     for binary in ${module_binaries[$module]}; do
       cp "$kept/${binary%%=*}" "$out/${binary%%=*}.new" && mv "$out/${binary%%=*}.new" "$out/${binary%%=*}"
-      copied=$((copied + 1))
     done
     echo "$stamp" > "$out/.stamp-$key"
-    continue
+    echo "copied $(wc -w <<< "${module_binaries[$module]}")" > "$tally/module-$key"
+    return 0
   fi
   ldflags="-s -w"
   [[ $module == . ]] && ldflags=$control_plane_ldflags
@@ -77,9 +80,9 @@ for module in "${modules[@]}"; do
     echo "cluster/build.sh: ${binary%%=*} from ${module/#./the control plane} ($((SECONDS - start)) s)" >&2
     CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$out/${binary%%=*}.new" "${binary#*=}"
     mv "$out/${binary%%=*}.new" "$out/${binary%%=*}"
-    built=$((built + 1))
   done
   echo "$stamp" > "$out/.stamp-$key"
+  echo "built $(wc -w <<< "${module_binaries[$module]}")" > "$tally/module-$key"
   # Kept for the next clone; older builds of this module go (a cache, not an archive).
   if mkdir -p "$cache" 2>/dev/null; then
     rm -rf "$cache/$key-"*
@@ -87,7 +90,31 @@ for module in "${modules[@]}"; do
     for binary in ${module_binaries[$module]}; do cp "$out/${binary%%=*}" "$kept/"; done
     touch "$kept/.complete"
   fi
+}
+
+# Two modules at a time: each build leaves a core idle while it downloads modules or links (a single-threaded
+# step of up to a minute per binary), and the other build takes it. Go's caches are safe to share between them.
+# The longest builds go first, so that the last one to start is a short one.
+jobs_max=${WM_CLUSTER_BUILD_JOBS:-2}
+order=(. schedulers/volcano schedulers/kueue schedulers/coscheduling)
+for module in "${modules[@]}"; do [[ " ${order[*]} " == *" $module "* ]] || order+=("$module"); done
+declare -A running=()
+failed=0
+reap() {
+  local pid
+  wait -n -p pid "${!running[@]}" || { echo "cluster/build.sh: ${running[$pid]} failed" >&2; failed=1; }
+  unset "running[$pid]"
+}
+for module in "${order[@]}"; do
+  [[ -n ${module_binaries[$module]:-} ]] || continue
+  while ((${#running[@]} >= jobs_max)); do reap; done
+  build_module "$module" &
+  running[$!]=$module
 done
+while ((${#running[@]} > 0)); do reap; done
+((failed == 0)) || exit 1
+built=$(cat "$tally"/* 2>/dev/null | awk '$1 == "built" {n += $2} END {print n + 0}')
+copied=$(cat "$tally"/* 2>/dev/null | awk '$1 == "copied" {n += $2} END {print n + 0}')
 ((built == 0)) || echo "cluster/build.sh: built $built binaries into $out in $((SECONDS - start)) s" >&2
 ((copied == 0)) || echo "cluster/build.sh: copied $copied binaries from $cache in $((SECONDS - start)) s" >&2
 
