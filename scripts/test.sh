@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 [[ -x /usr/local/go/bin/go ]] && PATH=$PATH:/usr/local/go/bin
-# The Go build (control plane, operators, schedulers; about 40 minutes cold on 2 cores) runs beside the C++ build:
+# The Go build (control plane, operators, schedulers; 30 minutes cold on 2 cores) runs beside the C++ build:
 # its module downloads and single-threaded links leave a core idle, which the C++ build takes.
 tests/cluster/build.sh &
 cluster_build=$!
