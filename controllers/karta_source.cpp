@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "controllers/cluster_metrics.h"
+#include "controllers/karta_labels.h"
 #include "kube/backoff.h"
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
@@ -73,7 +74,8 @@ bool KartaSource::update(const std::string& object_json) {
       cluster_.log.log(LogLevel::Warn, "Karta refused", {{"karta", name}, {"problems", problems}});
     }
   }
-  if (!entry.wanted.same_as(entry.shown)) statuses_.add(name);
+  entry.labels_patch = karta_lookup_labels_patch(karta);
+  if (entry.needs_writing()) statuses_.add(name);
   return checked;
 }
 
@@ -147,7 +149,7 @@ void KartaSource::leadership_changed(bool leading) {
   if (!leading) return;
   std::lock_guard lock(mutex_);
   for (const auto& [name, entry] : entries_)
-    if (!entry.wanted.same_as(entry.shown)) statuses_.add(name);
+    if (entry.needs_writing()) statuses_.add(name);
 }
 
 void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
@@ -155,43 +157,74 @@ void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomi
   while (statuses_.next(name, stop)) {
     const WorkQueue::Holding holding(statuses_, name);
     if (!leading.load()) continue;  // the leader writes; leadership_changed() queues them again
-    Condition wanted;
-    bool transition = false;
-    std::string uid;
-    {
-      std::lock_guard lock(mutex_);
-      auto it = entries_.find(name);
-      if (it == entries_.end() || it->second.wanted.same_as(it->second.shown)) continue;
-      wanted = it->second.wanted;
-      uid = it->second.uid;
-      transition = it->second.shown.status != wanted.status || it->second.shown.message != wanted.message;
-      // The transition time moves only when the status does.
-      wanted.last_transition = it->second.shown.status == wanted.status && !it->second.shown.last_transition.empty()
-                                   ? it->second.shown.last_transition
-                                   : kube::micro_time_now().substr(0, 19) + "Z";
-    }
-    const std::string body = R"({"apiVersion":"run.ai/v1alpha1","kind":"Karta","metadata":{"name":)" +
-                             json::json_string(name) + R"(},"status":{"conditions":[{"type":)" +
-                             json::json_string(kAcceptedCondition) + ",\"status\":" + json::json_string(wanted.status) +
-                             ",\"reason\":" + json::json_string(wanted.reason) +
-                             ",\"message\":" + json::json_string(wanted.message) +
-                             ",\"observedGeneration\":" + std::to_string(wanted.observed_generation) +
-                             ",\"lastTransitionTime\":" + json::json_string(wanted.last_transition) + "}]}}";
-    kube::Response r = cluster_.client.request(
-        "PATCH",
-        "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "/status?fieldManager=workload-map&force=true", body,
-        kube::kApplyPatch);
-    if (r.ok() && transition) {
-      const ObjectReference karta{"run.ai/v1alpha1", "Karta", "", name, uid};
-      if (wanted.status == "True")
-        cluster_.events.normal(karta, wanted.reason, wanted.message);
-      else
-        cluster_.events.warning(karta, wanted.reason, wanted.message);
-    }
-    if (r.ok() || r.status == 404) continue;  // 404: deleted meanwhile
-    cluster_.log.log(LogLevel::Warn, "cannot write a Karta's status", {{"karta", name}, {"problem", r.describe()}});
-    statuses_.add(name, std::chrono::seconds(5));
+    const bool labelled = write_labels(name);
+    if (!write_status(name) || !labelled) statuses_.add(name, std::chrono::seconds(5));
   }
+}
+
+bool KartaSource::write_labels(const std::string& name) {
+  std::string body;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(name);
+    if (it == entries_.end() || !it->second.labels_patch) return true;
+    body = *it->second.labels_patch;
+  }
+  // A field manager of its own: the labels stay the cluster side's, apart from the status it writes.
+  kube::Response r = cluster_.client.request(
+      "PATCH",
+      "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "?fieldManager=workload-map-kai-lookup&force=true",
+      body, kube::kApplyPatch);
+  if (r.ok()) {
+    cluster_.log.log(LogLevel::Info, "Karta labelled for KAI Scheduler's lookup", {{"karta", name}});
+    std::lock_guard lock(mutex_);
+    if (auto it = entries_.find(name); it != entries_.end() && it->second.labels_patch == body)
+      it->second.labels_patch.reset();  // the watch's next event says so too
+    return true;
+  }
+  if (r.status == 404) return true;  // deleted meanwhile
+  cluster_.log.log(LogLevel::Warn, "cannot label a Karta for KAI Scheduler's lookup",
+                   {{"karta", name}, {"problem", r.describe()}});
+  return false;
+}
+
+bool KartaSource::write_status(const std::string& name) {
+  Condition wanted;
+  bool transition = false;
+  std::string uid;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(name);
+    if (it == entries_.end() || it->second.wanted.same_as(it->second.shown)) return true;
+    wanted = it->second.wanted;
+    uid = it->second.uid;
+    transition = it->second.shown.status != wanted.status || it->second.shown.message != wanted.message;
+    // The transition time moves only when the status does.
+    wanted.last_transition = it->second.shown.status == wanted.status && !it->second.shown.last_transition.empty()
+                                 ? it->second.shown.last_transition
+                                 : kube::micro_time_now().substr(0, 19) + "Z";
+  }
+  const std::string body = R"({"apiVersion":"run.ai/v1alpha1","kind":"Karta","metadata":{"name":)" +
+                           json::json_string(name) + R"(},"status":{"conditions":[{"type":)" +
+                           json::json_string(kAcceptedCondition) + ",\"status\":" + json::json_string(wanted.status) +
+                           ",\"reason\":" + json::json_string(wanted.reason) +
+                           ",\"message\":" + json::json_string(wanted.message) +
+                           ",\"observedGeneration\":" + std::to_string(wanted.observed_generation) +
+                           ",\"lastTransitionTime\":" + json::json_string(wanted.last_transition) + "}]}}";
+  kube::Response r = cluster_.client.request(
+      "PATCH",
+      "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "/status?fieldManager=workload-map&force=true", body,
+      kube::kApplyPatch);
+  if (r.ok() && transition) {
+    const ObjectReference karta{"run.ai/v1alpha1", "Karta", "", name, uid};
+    if (wanted.status == "True")
+      cluster_.events.normal(karta, wanted.reason, wanted.message);
+    else
+      cluster_.events.warning(karta, wanted.reason, wanted.message);
+  }
+  if (r.ok() || r.status == 404) return true;  // 404: deleted meanwhile
+  cluster_.log.log(LogLevel::Warn, "cannot write a Karta's status", {{"karta", name}, {"problem", r.describe()}});
+  return false;
 }
 
 }  // namespace wm::controllers

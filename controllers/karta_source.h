@@ -1,13 +1,15 @@
 // Definitions from the cluster: watches run.ai/v1alpha1 Karta objects, checks each as `lint` does and hands the
 // accepted ones to the StateStore (between the built-in catalog and --definitions directories). A Karta whose new
 // generation is broken keeps its last accepted one live. Each Karta gets a status condition
-// (workload-map.io/Accepted) written by the elected leader: True, or False with the lint messages.
+// (workload-map.io/Accepted) written by the elected leader: True, or False with the lint messages; and the labels KAI
+// Scheduler looks Kartas up by, where they do not name its root kind (controllers/karta_labels.h).
 #pragma once
 
 #include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/log.h"
@@ -28,7 +30,8 @@ class KartaSource {
   explicit KartaSource(const ClusterContext& cluster) : cluster_(cluster) {}
   // Lists and watches Kartas until `stop`.
   void watch(const std::atomic<bool>& stop);
-  // Writes the status conditions that differ from what the objects show, while `leading`, until `stop`.
+  // Writes the status conditions and lookup labels that differ from what the objects show, while `leading`, until
+  // `stop`.
   void write_statuses(const std::atomic<bool>& stop, const std::atomic<bool>& leading);
   void leadership_changed(bool leading);
 
@@ -47,8 +50,13 @@ class KartaSource {
     long long generation = -1;                        // of the spec last checked
     std::shared_ptr<const catalog::Definition> live;  // the last accepted definition, in force
     long long live_generation = -1;
-    Condition wanted, shown;  // the condition to write, and the one the object has
+    Condition wanted, shown;                  // the condition to write, and the one the object has
+    std::optional<std::string> labels_patch;  // the lookup labels it lacks, as an apply body
+    bool needs_writing() const { return labels_patch || !wanted.same_as(shown); }
   };
+  // Each false when the write failed and is worth trying again.
+  bool write_status(const std::string& name);
+  bool write_labels(const std::string& name);
   void replaced(std::vector<std::string> objects);
   void changed(bool deleted, const std::string& object);
   bool update(const std::string& object_json);  // with mutex_ held; true when it checked a new generation

@@ -17,9 +17,17 @@ void ReferenceWatch::run(const std::atomic<bool>& stop) {
       for (const auto& d : st.catalog->definitions())
         for (const auto& ref : d->references)
           for (const auto& k : ref.kinds) wanted.emplace(k.gvk.group + "/" + k.gvk.kind, k.gvk);
-    for (const auto& key : watchers_.sync(wanted)) {  // no definition refers to these any more
+    // And the queues of the policy's schedulers, where they are objects: admission warns of a queue not among them.
+    if (st.policy)
+      for (const auto& name : st.policy->profile_names()) {
+        const webhook::QueueSource& queues = st.policy->profile(name)->queues;
+        if (!queues.kind.empty())
+          wanted.emplace(queues.group + "/" + queues.kind,
+                         catalog::GroupVersionKind{queues.group, queues.version, queues.kind});
+      }
+    for (const auto& key : watchers_.sync(wanted)) {  // nothing refers to these any more
       const auto slash = key.find('/');
-      cluster_.state.references().replace_kind(key.substr(0, slash), key.substr(slash + 1), {});
+      cluster_.state.references().forget_kind(key.substr(0, slash), key.substr(slash + 1));
     }
     kube::sleep_unless_stopped(std::chrono::seconds(2), stop);
   }

@@ -95,11 +95,12 @@ std::optional<AdmissionResult> replica_gang(const AdmissionRequest& req, const O
 
 // What the rule says of a workload the mapper understood.
 AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const Rule& rule, Reviewer& reviewer,
-                       Answer& answer) {
+                       const AdmissionState& state, Answer& answer) {
   std::vector<std::string> warnings;
   if (endpoint == Endpoint::Validate) {
     if (!rule.limits.refuse_unmeetable_gangs)
       for (auto& w : reviewer.unmeetable()) warnings.push_back(std::move(w));
+    if (auto missing = reviewer.missing_queue(state.references.get())) warnings.push_back(std::move(*missing));
     auto violations = reviewer.violations();
     if (violations.empty()) return answer.allow(Outcome::Allowed, std::move(warnings));
     std::string denial;
@@ -149,7 +150,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
     return answer.not_understood(*rule, "workload-map cannot understand " + display_name(view, req.namespace_name) +
                                             ": " + view.problems.front());
   Reviewer reviewer(req, *rule, view, doc, !controller);
-  return decide(endpoint, req, *rule, reviewer, answer);
+  return decide(endpoint, req, *rule, reviewer, state, answer);
 }
 
 }  // namespace wm::webhook

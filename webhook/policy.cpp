@@ -74,6 +74,24 @@ class PolicyReader : public catalog::YamlReader {
     return e;
   }
 
+  QueueSource queues(const YAML::Node& node, const std::string& field) {
+    QueueSource q;
+    if (!node.IsDefined() || !map(node, field, {"apiVersion", "kind", "default"})) return q;
+    if (node["default"].IsDefined()) q.default_name = node["default"].Scalar();
+    const bool has_api_version = node["apiVersion"].IsDefined(), has_kind = node["kind"].IsDefined();
+    if (has_api_version != has_kind) {
+      error(node, field, "names the queues' object by apiVersion and kind together");
+      return q;
+    }
+    if (!has_kind) return q;
+    q.api_version = node["apiVersion"].Scalar();
+    q.kind = node["kind"].Scalar();
+    const auto slash = q.api_version.find('/');
+    q.group = slash == std::string::npos ? "" : q.api_version.substr(0, slash);
+    q.version = slash == std::string::npos ? q.api_version : q.api_version.substr(slash + 1);
+    return q;
+  }
+
   Limits limits(const YAML::Node& node, const std::string& field) {
     Limits l;
     if (!node.IsDefined() || node.IsNull()) return l;
@@ -112,12 +130,13 @@ class PolicyReader : public catalog::YamlReader {
 std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
   const std::string field = "schedulerProfiles." + name;
   if (!r.map(node, field,
-             {"schedulerName", "gangRule", "minimums", "podLabels", "podAnnotations", "workloadLabels",
+             {"schedulerName", "gangRule", "minimums", "queues", "podLabels", "podAnnotations", "workloadLabels",
               "workloadAnnotations", "podGroup", "overrides"}))
     return nullptr;
   auto profile = std::make_unique<SchedulerProfile>();
   profile->name = name;
   profile->edits = r.edits(node, field, false);
+  profile->queues = r.queues(node["queues"], field + ".queues");
   if (YAML::Node rule = node["gangRule"]; rule.IsDefined()) {
     auto parsed = rule.IsScalar() ? view::gang_rule_from_name(rule.Scalar()) : std::nullopt;
     if (parsed)
@@ -162,6 +181,9 @@ std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::s
       if (q["default"].IsDefined()) rule.queue_default = q["default"].Scalar();
     }
   }
+  // A workload that names no queue goes where a stock install of the profile's scheduler sends it.
+  if (!rule.queue_value && !rule.queue_default && rule.profile && !rule.profile->queues.default_name.empty())
+    rule.queue_default = rule.profile->queues.default_name;
   rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels", nullptr);
   rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations", nullptr);
   for (const TemplatePairs* list : {&rule.pod_labels, &rule.pod_annotations})

@@ -37,9 +37,18 @@ struct ProfileEdits {
   void note_costly_values();
 };
 
+// Where a profile's scheduler keeps its queues: the kind of object a queue is (KAI's scheduling.run.ai Queue,
+// Volcano's), which the cluster side watches so that admission can warn of a queue the scheduler will never find,
+// and the queue a stock install of the scheduler creates, for a workload whose rule names none.
+struct QueueSource {
+  std::string api_version, group, version, kind;  // no kind: the scheduler's queues are not objects
+  std::string default_name;
+};
+
 struct SchedulerProfile {
   std::string name;
   ProfileEdits edits;
+  QueueSource queues;
   view::GangRule gang_rule = view::GangRule::Minimum;  // how this scheduler counts a gang's minimum
   struct Override {
     std::vector<std::string> kinds;  // "Pod" or "group/Kind"
@@ -67,6 +76,7 @@ struct Rule {
   std::vector<std::string> namespaces;  // globs; empty or "*" = all
   std::vector<std::string> kinds;       // "Kind", "group/Kind" or "*"
   const SchedulerProfile* profile = nullptr;
+  // queue_default is the rule's `queue.default`, else its profile's queues.default.
   std::optional<std::string> queue_value, queue_label, queue_default;
   TemplatePairs pod_labels, pod_annotations;
   bool writes_priority_class = false, writes_task_groups = false;  // in its own pod labels or annotations

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mapper/view/references.h"
 #include "mapper/view/workload_view.h"
 #include "webhook/admission_codec.h"
 #include "webhook/policy.h"
@@ -30,6 +31,11 @@ class Reviewer {
 
   // Gangs the profile's scheduler would wait on for ever; refused or warned of, as the rule says.
   std::vector<std::string> unmeetable() const;
+
+  // A warning when the workload's queue is not among the queue objects of the profile's scheduler that the cluster
+  // side holds (`queues`, once it has listed their kind): that scheduler leaves the workload pending until the queue
+  // exists. Nothing when the scheduler's queues are not objects, or the cluster side has not listed them.
+  std::optional<std::string> missing_queue(const view::ReferenceStore* queues) const;
 
  private:
   // The rule's profile with its override for this kind merged in; no edits without a profile.

@@ -65,6 +65,21 @@ void ReferenceStore::replace_kind(std::string_view group, std::string_view kind,
   for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.starts_with(prefix);)
     it = objects_.erase(it);
   for (auto& [k, v] : fresh) objects_[std::move(k)] = std::move(v);
+  listed_kinds_.insert(prefix);
+}
+
+void ReferenceStore::forget_kind(std::string_view group, std::string_view kind) {
+  const std::string prefix = std::string(group) + "/" + std::string(kind) + "/";
+  std::unique_lock lock(mutex_);
+  for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.starts_with(prefix);)
+    it = objects_.erase(it);
+  listed_kinds_.erase(prefix);
+}
+
+bool ReferenceStore::holds_kind(std::string_view group, std::string_view kind) const {
+  const std::string prefix = std::string(group) + "/" + std::string(kind) + "/";
+  std::shared_lock lock(mutex_);
+  return listed_kinds_.contains(prefix);
 }
 
 std::shared_ptr<const std::string> ReferenceStore::find(std::string_view group, std::string_view kind,

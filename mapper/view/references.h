@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -23,8 +24,13 @@ class ReferenceStore {
   // Holds one object (JSON text, with apiVersion, kind and metadata.name); an error when it lacks them.
   Result<void> put(std::string json);
   void remove(std::string_view group, std::string_view kind, std::string_view namespace_name, std::string_view name);
-  // Replaces every object of one kind (after a watch lists the kind again).
+  // Replaces every object of one kind (after a watch lists the kind again); from then on the store holds the kind.
   void replace_kind(std::string_view group, std::string_view kind, std::vector<std::string> objects);
+  // Lets go of every object of one kind, and of knowing it: nothing watches it any more.
+  void forget_kind(std::string_view group, std::string_view kind);
+  // Whether the kind has been listed (replace_kind) since it was last forgotten: only then does a missing object
+  // mean that the cluster has none of that name.
+  bool holds_kind(std::string_view group, std::string_view kind) const;
   // The object's JSON text; null when the store does not hold it. Cluster-scoped objects have an empty namespace.
   std::shared_ptr<const std::string> find(std::string_view group, std::string_view kind,
                                           std::string_view namespace_name, std::string_view name) const;
@@ -35,6 +41,7 @@ class ReferenceStore {
                          std::string_view name);
   mutable std::shared_mutex mutex_;
   std::map<std::string, std::shared_ptr<const std::string>, std::less<>> objects_;
+  std::set<std::string, std::less<>> listed_kinds_;  // group/kind
 };
 
 // The document a definition with references reads: {object, references: {name: object}} evaluated by its

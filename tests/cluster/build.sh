@@ -9,6 +9,9 @@
 # libraries its project was released with. Go's module and build caches make a warm rebuild quick; a module's
 # binaries are rebuilt only when its go.mod, go.sum or .conf, the Go toolchain or this script change (one stamp per
 # module in build/cluster/bin/.stamp-MODULE: Go does not cache linked executables, and relinking takes a minute).
+# A scheduler whose module the proxy refuses (KAI) names its source archive in ../shared instead (scheduler.conf's
+# `source`): it is unpacked into build/cluster/src/MODULE and built as its own main module, and the archive, not a
+# go.mod, is what its stamp covers.
 # Linked binaries are also kept under ${XDG_CACHE_HOME:-~/.cache}/workload-map/cluster-bin/ by the same stamp, beside
 # Go's own caches, so that a fresh clone on a machine that built them before copies instead of relinking. Modules
 # build two at a time (WM_CLUSTER_BUILD_JOBS).
@@ -31,6 +34,8 @@ control_plane_ldflags+=" -X $pkg.gitTreeState=clean -X k8s.io/client-go/pkg/vers
 
 # Each module and its binaries, as NAME=PACKAGE: the control plane, KWOK, the operators, the schedulers.
 modules=(. nodes helm)
+shared=${WM_SHARED_DIR:-$here/../../../shared}
+declare -A module_source=()  # module -> its source archive, for a module not on the proxy
 declare -A module_binaries=(
   [.]="etcd=go.etcd.io/etcd/server/v3 kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver
        kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager
@@ -47,6 +52,8 @@ for conf in "$here"/schedulers/*/scheduler.conf; do
   module=schedulers/$(basename "$(dirname "$conf")")
   modules+=("$module")
   module_binaries[$module]=$(source "$conf" && echo "${binaries[@]}")
+  archive=$(source "$conf" && echo "${source_archive:-}")
+  [[ -z $archive ]] || module_source[$module]=$shared/$archive
 done
 
 cache=${WM_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/workload-map/cluster-bin}
@@ -59,7 +66,14 @@ start=$SECONDS
 # Prints what it did to $tally/module-KEY ("built N" or "copied N").
 build_module() {
   local module=$1 dir=$here/$1 key=${1//\//-} stamp kept ldflags binary missing=0
-  stamp=$(cat "$dir"/{go.mod,go.sum} "$dir"/*.conf "$here/build.sh" <(go version) | sha256sum | cut -c1-16)
+  local archive=${module_source[$module]:-} sources
+  if [[ -n $archive ]]; then
+    [[ -f $archive ]] || { echo "cluster/build.sh: $module: no source archive $archive" >&2; return 1; }
+    sources=("$archive")
+  else
+    sources=("$dir"/{go.mod,go.sum})
+  fi
+  stamp=$(cat "${sources[@]}" "$dir"/*.conf "$here/build.sh" <(go version) | sha256sum | cut -c1-16)
   if [[ $force != --force && -f $out/.stamp-$key && $(cat "$out/.stamp-$key") == "$stamp" ]]; then
     for binary in ${module_binaries[$module]}; do [[ -x $out/${binary%%=*} ]] || missing=1; done
     ((missing)) || return 0
@@ -75,6 +89,11 @@ build_module() {
   fi
   ldflags="-s -w"
   [[ $module == . ]] && ldflags=$control_plane_ldflags
+  if [[ -n $archive ]]; then  # its own main module, unpacked afresh
+    dir=$(dirname "$out")/src/$key
+    rm -rf "$dir" && mkdir -p "$dir"
+    tar -xzf "$archive" -C "$dir" --strip-components=1
+  fi
   cd "$dir"
   for binary in ${module_binaries[$module]}; do
     echo "cluster/build.sh: ${binary%%=*} from ${module/#./the control plane} ($((SECONDS - start)) s)" >&2
@@ -96,7 +115,7 @@ build_module() {
 # step of up to a minute per binary), and the other build takes it. Go's caches are safe to share between them.
 # The longest builds go first, so that the last one to start is a short one.
 jobs_max=${WM_CLUSTER_BUILD_JOBS:-2}
-order=(. schedulers/volcano schedulers/kueue schedulers/coscheduling)
+order=(. schedulers/kai schedulers/volcano schedulers/kueue schedulers/coscheduling)
 for module in "${modules[@]}"; do [[ " ${order[*]} " == *" $module "* ]] || order+=("$module"); done
 declare -A running=()
 failed=0

@@ -32,8 +32,17 @@ established() {
   done
   return 1
 }
+# ../shared/crds may hold two definitions of one CRD, one of them named <group>_<plural>.<version>.yaml (MPIJob: the
+# training-operator's v1 beside mpi-operator's v2beta1, which its README says to install one or the other of): the
+# plain name is installed (the corpus MPIJobs are v2beta1), as a second apply of the other would drop the first's
+# stored version and be refused.
+sources=()
+for f in "$crds"/*.yaml; do
+  base=${f%.*.yaml}
+  [[ $base != "${f%.yaml}" && -f $base.yaml ]] && continue
+  sources+=(-f "$f")
+done
 # And those build.sh takes from releases on the Go module proxy (build/cluster/crds: Kubeflow Trainer's).
-sources=(-f "$crds")
 built_crds=${WM_BUILT_CRDS_DIR:-$(dirname "$bin")/crds}
 [[ -d $built_crds ]] && sources+=(-f "$built_crds")
 if ! kubectl apply --server-side "${sources[@]}" >"$dir/logs/crds.log" 2>&1 || ! established >>"$dir/logs/crds.log" 2>&1; then
@@ -41,7 +50,7 @@ if ! kubectl apply --server-side "${sources[@]}" >"$dir/logs/crds.log" 2>&1 || !
   "$here/down.sh" "$dir"
   exit 1
 fi
-echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from ${sources[*]}" >&2
+echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from $crds and $built_crds" >&2
 "$here/operator.sh" jobset "$dir" || { "$here/down.sh" "$dir"; exit 1; }
 lws_config=""
 [[ -n $lws_provider ]] && lws_config="gangSchedulingManagement: {schedulerProvider: $lws_provider}"

@@ -36,6 +36,10 @@ void default_scheduler_binds_part(const std::string& profile) {
   CHECK(count_pods(ns, pods).running == 3);
 }
 
+// The rule's queue in these beds: KAI's is left to the profile, as the shipped policy leaves it (default-queue, which a
+// stock KAI install makes); Volcano and YuniKorn take their "default".
+std::string bed_queue(const std::string& profile) { return profile == "kai" ? "" : "default"; }
+
 // How long a gang that waited for capacity may take to start once nodes join. The Coscheduling plugin requeues the
 // pods it rejected only on a Pod add or a PodGroup add or update (EventsToRegister, scheduler-plugins v0.34.7
 // pkg/coscheduling/coscheduling.go), not on a Node add: on a quiet cluster the gang waits for kube-scheduler's
@@ -50,7 +54,7 @@ void gang_starts_whole(const std::string& profile) {
   const std::string pool = node_pool("whole-" + profile);
   add_nodes(pool, 3, 4);
   const std::string ns = make_namespace("whole-" + profile, true);
-  RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args("whole-" + profile));
+  RegisteredWebhook webhook(policy_for(ns, profile, bed_queue(profile)), "base", cluster_side_args("whole-" + profile));
   kubectl_apply(ns, jobset_yaml({.name = "train", .jobs = {{"workers", 5}}, .gpus = 4, .pool = pool}));
   const std::string pods = std::string(kJobSetPods) + "train";
   REQUIRE(eventually([&] { return count_pods(ns, pods).total == 5; }, 60s, 500ms));
@@ -86,7 +90,7 @@ void gangs_never_deadlock(const std::string& profile) {
   const std::string pool = node_pool("pair-" + profile);
   add_nodes(pool, 4, 4);
   const std::string ns = make_namespace("pair-" + profile, true);
-  RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args("pair-" + profile));
+  RegisteredWebhook webhook(policy_for(ns, profile, bed_queue(profile)), "base", cluster_side_args("pair-" + profile));
   kubectl_apply(ns, jobset_yaml({.name = "first", .jobs = {{"workers", 3}}, .gpus = 4, .pool = pool}) + "---\n" +
                         jobset_yaml({.name = "second", .jobs = {{"workers", 3}}, .gpus = 4, .pool = pool}));
   const std::string first = std::string(kJobSetPods) + "first", second = std::string(kJobSetPods) + "second";
@@ -127,7 +131,8 @@ void gangs_never_deadlock(const std::string& profile) {
 // exactly 2 groups. Each group is a gang of its own: 2 whole groups bind, none half. Under Volcano the groups are
 // LWS's own to gang (its Volcano integration, on in this bed's LWS: fixture.sh --lws-gang-scheduling volcano); under
 // coscheduling and YuniKorn each pod's admission names its group's gang (webhook/replica_gang.h), and the cluster
-// side makes a PodGroup per group.
+// side makes a PodGroup per group; under KAI its podgrouper makes a PodGroup per group itself
+// (plugins/leaderworkerset).
 // YuniKorn places a gang's placeholders one by one, so the placeholders of two groups can split the room for the
 // second whole group between them (seen once in about eight runs: one placeholder of group 0 and three of group 1
 // running, both short, until YuniKorn's placeholder timeout, 15 minutes by default). No real pod binds to half a
@@ -137,7 +142,8 @@ void lws_binds_whole_groups(const std::string& profile) {
   const std::string pool = node_pool("groups-" + profile);
   add_nodes(pool, 2, 8);
   const std::string ns = make_namespace("groups-" + profile, true);
-  RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args("groups-" + profile));
+  RegisteredWebhook webhook(policy_for(ns, profile, bed_queue(profile)), "base",
+                            cluster_side_args("groups-" + profile));
   kubectl_apply(ns, R"(apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
 metadata: {name: serve}
@@ -193,9 +199,14 @@ TEST_CASE(
   gang_starts_whole("yunikorn");
 }
 
+// Under KAI (tests/cluster/schedulers/kai), with the shipped rule's queue: default-queue, which a stock install makes.
+// default-scheduler's half-bound gang is shown by the tests above; it is not run again here.
+TEST_CASE("kai: a 5-pod gang on 12 GPUs binds no pod and all 5 once two more nodes join") { gang_starts_whole("kai"); }
+
 TEST_CASE("coscheduling: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("coscheduling"); }
 TEST_CASE("volcano: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("volcano"); }
 TEST_CASE("yunikorn: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("yunikorn"); }
+TEST_CASE("kai: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("kai"); }
 
 TEST_CASE("volcano: a LeaderWorkerSet binds whole groups only and as many as fit") {
   lws_binds_whole_groups("volcano");
@@ -203,6 +214,7 @@ TEST_CASE("volcano: a LeaderWorkerSet binds whole groups only and as many as fit
 TEST_CASE("coscheduling: a LeaderWorkerSet binds whole groups only and as many as fit") {
   lws_binds_whole_groups("coscheduling");
 }
+TEST_CASE("kai: a LeaderWorkerSet binds whole groups only and as many as fit") { lws_binds_whole_groups("kai"); }
 TEST_CASE("yunikorn: a LeaderWorkerSet binds whole groups only and as many as fit") {
   lws_binds_whole_groups("yunikorn");
 }
@@ -305,7 +317,7 @@ void training_minimum_starts(const std::string& profile, const TrainingJob& job)
   const std::string pool = node_pool(label);
   add_nodes(pool, 2, 4);
   const std::string ns = make_namespace(label, true);
-  RegisteredWebhook webhook(policy_for(ns, profile), "base", cluster_side_args(label));
+  RegisteredWebhook webhook(policy_for(ns, profile, bed_queue(profile)), "base", cluster_side_args(label));
   const std::string pod = "        spec:\n          nodeSelector: {workload-map.io/node-pool: " + pool +
                           "}\n          containers: [{name: " + job.container +
                           ", image: registry.example/train:1, resources: {limits: {nvidia.com/gpu: 4}}}]\n";
@@ -344,6 +356,9 @@ TEST_CASE("volcano: a Kubeflow training job's minAvailable starts its lead and t
 }
 TEST_CASE("coscheduling: a Kubeflow training job's minAvailable starts its minimum of pods") {
   for (const auto& job : kTrainingJobs) training_minimum_starts("coscheduling", job);
+}
+TEST_CASE("kai: a Kubeflow training job's minAvailable starts its minimum of pods") {
+  for (const auto& job : kTrainingJobs) training_minimum_starts("kai", job);
 }
 TEST_CASE("yunikorn: a Kubeflow training job's minAvailable starts its minimum of pods") {
   for (const auto& job : kTrainingJobs) training_minimum_starts("yunikorn", job);

@@ -43,8 +43,8 @@ std::string policy_for(const std::string& ns, const std::string& profile, const 
   const size_t rules = shipped.find("\nrules:");
   REQUIRE(rules != std::string::npos);
   return shipped.substr(0, rules) + "\nrules:\n- name: scheduler-test\n  namespaces: [\"" + ns +
-         "\"]\n  kinds: [\"*\"]\n  profile: " + profile + "\n  queue: {value: " + queue +
-         "}\n  failurePolicy: Fail\n  summaryAnnotations: true\n"
+         "\"]\n  kinds: [\"*\"]\n  profile: " + profile + (queue.empty() ? "" : "\n  queue: {value: " + queue + "}") +
+         "\n  failurePolicy: Fail\n  summaryAnnotations: true\n"
          // register_webhooks() probes with a Pod in a namespace of its own: the webhook must answer there too.
          "- name: registration-probe\n  namespaces: [\"webhook-probe-*\"]\n  kinds: [Pod]\n  profile: kai\n";
 }

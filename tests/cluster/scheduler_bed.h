@@ -25,7 +25,7 @@ void start_scheduler(const std::string& name);
 void start_operator(const std::string& name);
 
 // The shipped policy (manifests/base/policy.yaml) with its rules replaced by one: every kind in `ns` under
-// `profile`, with queue `queue`, failing closed.
+// `profile`, with queue `queue` (none: the profile's default queue, its `queues.default`), failing closed.
 std::string policy_for(const std::string& ns, const std::string& profile, const std::string& queue = "default");
 // The webhook as users run it beside a cluster: registered through manifests/base, and talking to the API server
 // (its cluster side writes the profile's PodGroups).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts a real control plane on loopback for tests: etcd, kube-apiserver and kube-controller-manager (garbage
-# collector; node lifecycle; job, cronjob, deployment, replicaset, statefulset, namespace and service-account
-# controllers). No nodes and no scheduler: pods stay Pending, which is enough to read what they carry.
+# collector; node lifecycle; job, cronjob, deployment, replicaset, statefulset, namespace, service-account and root CA
+# publisher controllers). No nodes and no scheduler: pods stay Pending, which is enough to read what they carry.
 # tests/cluster/nodes.sh adds fake nodes (the node lifecycle controller lifts their not-ready taint once KWOK makes
 # them Ready) and tests/cluster/scheduler.sh a scheduler.
 #   tests/cluster/up.sh DIR
@@ -87,6 +87,8 @@ start "$dir" etcd "$bin/etcd" --name test --data-dir "$dir/etcd" --unsafe-no-fsy
 # --- kube-apiserver ------------------------------------------------------------------------------------------
 # The service range only numbers Services: nothing here sends traffic to it. No endpoint reconciler: it refuses a
 # loopback address for the `kubernetes` Service, which no pod here uses.
+# Privileged containers allowed, as kubeadm's and the managed clusters' API servers have it: real manifests (JobSet's TPU
+# examples) ask for them, and a Job the API server refuses makes no pods for a scheduler to group.
 start "$dir" kube-apiserver "$bin/kube-apiserver" \
   --etcd-servers "http://127.0.0.1:$etcd_port" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
@@ -94,12 +96,15 @@ start "$dir" kube-apiserver "$bin/kube-apiserver" \
   --client-ca-file "$pki/ca.crt" --authorization-mode Node,RBAC \
   --service-account-issuer https://kubernetes.default.svc \
   --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
-  --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none --profiling=false --v 1
+  --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none --profiling=false --v 1 \
+  --allow-privileged=true
 
 # --- kube-controller-manager ---------------------------------------------------------------------------------
+# The root CA publisher puts kube-root-ca.crt in every namespace, as on any cluster: every pod's service account
+# volume projects it, and KAI's scheduler will not place a pod whose ConfigMaps are missing.
 start "$dir" kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig "$dir/kubeconfig" --secure-port 0 --leader-elect=false \
-  --controllers garbage-collector-controller,node-lifecycle-controller,job-controller,cronjob-controller,deployment-controller,replicaset-controller,statefulset-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller \
+  --controllers garbage-collector-controller,node-lifecycle-controller,job-controller,cronjob-controller,deployment-controller,replicaset-controller,statefulset-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller \
   --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
   --use-service-account-credentials=false --v 1 \
   --kube-api-qps "${WM_KCM_QPS:-20}" --kube-api-burst "$((${WM_KCM_QPS:-20} * 3 / 2))"

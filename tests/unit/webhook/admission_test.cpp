@@ -17,19 +17,21 @@ struct Answer {
   std::string patch, warnings;
 };
 
-Answer mutate(const std::string& object_yaml, const std::string& rules = "- name: all\n  profile: kai\n") {
+// `references`: what the cluster side holds (queues among them); none by default, as the CLI has.
+Answer answer(Endpoint endpoint, const std::string& object_yaml, const std::string& rules,
+              std::shared_ptr<const view::ReferenceStore> references = nullptr) {
   catalog::Diagnostics errors;
   auto policy = Policy::load(test::policy_with_rules(rules), "policy.yaml", errors);
   REQUIRE(policy);
   AdmissionState state{std::make_shared<const catalog::Catalog>(catalog::Catalog::embedded(errors)),
                        std::make_shared<const Policy>(std::move(*policy))};
+  state.references = std::move(references);
   REQUIRE(errors.empty());
   auto objects = test::parse_yaml(object_yaml);
   REQUIRE(objects.size() == 1);
   simdjson::dom::parser parser;
   Answer a;
-  a.result =
-      review(Endpoint::Mutate, test::admission_review(json::element_json(objects[0].root), "team-a"), state, parser);
+  a.result = review(endpoint, test::admission_review(json::element_json(objects[0].root), "team-a"), state, parser);
   REQUIRE(a.result.http_status == 200);
   simdjson::dom::parser answer_parser;
   simdjson::dom::element response = answer_parser.parse(a.result.body)["response"].value();
@@ -42,7 +44,80 @@ Answer mutate(const std::string& object_yaml, const std::string& rules = "- name
   return a;
 }
 
+Answer mutate(const std::string& object_yaml, const std::string& rules = "- name: all\n  profile: kai\n") {
+  return answer(Endpoint::Mutate, object_yaml, rules);
+}
+
+// The shipped policy's rules, as a cluster without a policy of its own runs them.
+std::string shipped_rules() {
+  const std::string policy = test::read_file(test::source_path("manifests/base/policy.yaml"));
+  return policy.substr(policy.find("\nrules:\n") + 8);
+}
+
+const char* const kJobSet = R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train%LABELS%}
+spec:
+  replicatedJobs:
+  - name: workers
+    template: {spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: t, image: t}]}}}}
+)";
+
+std::string jobset(const std::string& labels = "") {
+  std::string y = kJobSet;
+  return y.replace(y.find("%LABELS%"), 8, labels.empty() ? "" : ", labels: {" + labels + "}");
+}
+
+// KAI's queues as the cluster side holds them once listed: a stock install's two.
+std::shared_ptr<view::ReferenceStore> kai_queues() {
+  auto store = std::make_shared<view::ReferenceStore>();
+  store->replace_kind(
+      "scheduling.run.ai", "Queue",
+      {R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":"default-parent-queue"}})",
+       R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":"default-queue"}})"});
+  return store;
+}
+
 }  // namespace
+
+TEST_CASE("under the shipped policy a workload with no queue label goes to the queue a stock KAI install makes") {
+  const Answer a = mutate(jobset(), shipped_rules());
+  CHECK(a.result.outcome == Outcome::Patched);
+  // On the workload (where KAI's podgrouper looks first) and on its pod template.
+  CHECK_THAT(a.patch, Catch::Contains(R"({"op":"add","path":"/metadata/labels","value":{"kai.scheduler/queue":)"
+                                      R"("default-queue"}})"));
+  CHECK_THAT(a.patch,
+             Catch::Contains(R"(/template/metadata","value":{"labels":{"kai.scheduler/queue":"default-queue"}})"));
+  CHECK_THAT(a.patch, !Catch::Contains(R"("kai.scheduler/queue":"default")"));
+  // The label the rule reads wins, and a rule's own default wins over the profile's.
+  CHECK_THAT(mutate(jobset("kai.scheduler/queue: research"), shipped_rules()).patch,
+             Catch::Contains(R"({"labels":{"kai.scheduler/queue":"research"}})"));
+  CHECK_THAT(mutate(jobset(), "- name: all\n  profile: kai\n  queue: {default: team-a}\n").patch,
+             Catch::Contains(R"({"op":"add","path":"/metadata/labels","value":{"kai.scheduler/queue":"team-a"}})"));
+}
+
+TEST_CASE("a queue that KAI does not have is a warning at admission, once the cluster side has listed the queues") {
+  const std::string rules = shipped_rules();
+  const Answer missing = answer(Endpoint::Validate, jobset("kai.scheduler/queue: research"), rules, kai_queues());
+  CHECK(missing.allowed);
+  CHECK_THAT(
+      missing.warnings,
+      Catch::Contains("JobSet team-a/train: queue \"research\" does not exist (no scheduling.run.ai/v2 Queue of "
+                      "that name in the cluster); kai-scheduler leaves the workload pending until it is created"));
+  CHECK(answer(Endpoint::Validate, jobset(), rules, kai_queues()).warnings.empty());
+  // Not listed yet (or no cluster side, as in the CLI): nothing is known, so nothing is said.
+  CHECK(answer(Endpoint::Validate, jobset("kai.scheduler/queue: research"), rules,
+               std::make_shared<view::ReferenceStore>())
+            .warnings.empty());
+  // Listed and then forgotten (no profile names the kind any more): silent again.
+  auto forgotten = kai_queues();
+  forgotten->forget_kind("scheduling.run.ai", "Queue");
+  CHECK(answer(Endpoint::Validate, jobset("kai.scheduler/queue: research"), rules, forgotten).warnings.empty());
+  // A profile whose queues are not objects (coscheduling) never warns.
+  CHECK(answer(Endpoint::Validate, jobset(), "- name: all\n  profile: coscheduling\n  queue: {value: research}\n",
+               kai_queues())
+            .warnings.empty());
+}
 
 TEST_CASE("an AppWrapper is edited inside the objects it wraps, as their own kinds are") {
   const Answer a =

@@ -558,8 +558,10 @@ spec:
 }
 
 // jobset_grouper_test.go: replicatedJob(name, replicas, parallelism) fixtures. A replica's leaf minimum is its
-// parallelism, or its Job template's batch-min-member; InOrder and a non-empty dependsOn start with the first
-// replicated jobs only (root minSubGroup 1); an empty dependsOn changes nothing.
+// parallelism, or its Job template's batch-min-member; InOrder starts with the first replicated job only (root
+// minSubGroup 1). dependsOn no longer changes the root (KAI at d5bc503a: computePodGroupMinSubGroup reads only the
+// annotation and InOrder; its earlier TestDependsOnRootMinSubGroupCollapsed is gone), which KAI's podgrouper
+// confirms in tests/cluster/scheduler_oracle_test.cpp.
 TEST_CASE("KAI's JobSet grouper tests: AnyOrder, InOrder, dependsOn, template min-member") {
   auto job_set = [](const std::string& extra_spec, const std::string& jobs) {
     return gangs_of("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js}\nspec:\n" + extra_spec +
@@ -577,13 +579,14 @@ TEST_CASE("KAI's JobSet grouper tests: AnyOrder, InOrder, dependsOn, template mi
         Gang{"jobset", 9, {{"leader", 1}, {"worker", 8}}});
   CHECK(job_set("  startupPolicy: {startupPolicyOrder: InOrder}\n", rj("leader", 1, 1) + rj("worker", 2, 4)) ==
         Gang{"jobset", 1, {{"leader", 1}, {"worker", 8}}, 1});
-  // TestDependsOnRootMinSubGroupCollapsed: node (1, 2), launcher (1, 1) depending on node.
+  // node (1, 2), launcher (1, 1) depending on node: every sub-group at the root (minSubGroups unset). The gang's
+  // minimum under the plain minimum rule still leaves the dependent job out (the kai profile counts it: policy.yaml).
   CHECK(job_set("", rj("node", 1, 2) + rj("launcher", 1, 1, "\n    dependsOn: [{name: node, status: Ready}]")) ==
-        Gang{"jobset", 2, {{"node", 2}, {"launcher", 1}}, 1});
-  // TestDependsOnWithoutStartupPolicy: a and b start, c depends on both.
+        Gang{"jobset", 2, {{"node", 2}, {"launcher", 1}}});
+  // a and b start, c depends on both: the same.
   CHECK(job_set("", rj("a", 1, 1) + rj("b", 1, 1) +
                         rj("c", 1, 1, "\n    dependsOn: [{name: a, status: Ready}, {name: b, status: Ready}]")) ==
-        Gang{"jobset", 2, {{"a", 1}, {"b", 1}, {"c", 1}}, 1});
+        Gang{"jobset", 2, {{"a", 1}, {"b", 1}, {"c", 1}}});
   // TestJobSetAnnotationOverridesRoot, TestJobSetAnnotationClampedToReplicatedJobCount,
   // TestJobSetAnnotationWinsOverInOrder: the JobSet's batch-min-member is minSubGroups, at most the jobs.
   const std::string three = rj("a", 1, 1) + rj("b", 1, 1) + rj("c", 1, 1);
