@@ -157,8 +157,9 @@ void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomi
   while (statuses_.next(name, stop)) {
     const WorkQueue::Holding holding(statuses_, name);
     if (!leading.load()) continue;  // the leader writes; leadership_changed() queues them again
-    const bool labelled = write_labels(name);
-    if (!write_status(name) || !labelled) statuses_.add(name, std::chrono::seconds(5));
+    // The status first: the watch event the label write causes then shows it, and is no reason to write it again.
+    const bool status_written = write_status(name);
+    if (!write_labels(name) || !status_written) statuses_.add(name, std::chrono::seconds(5));
   }
 }
 

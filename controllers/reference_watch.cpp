@@ -38,8 +38,8 @@ void ReferenceWatch::watch_kind(const catalog::GroupVersionKind& gvk, const std:
   const std::optional<kube::Resource> resource =
       cluster_.discovery.find_once_served(gvk.group, gvk.version, gvk.kind, stop, [&](const std::string& error) {
         cluster_.log.log(LogLevel::Warn,
-                         "cannot watch a referenced kind yet (retrying); workloads that refer to it are not understood "
-                         "meanwhile",
+                         "cannot watch a referenced kind yet (retrying); meanwhile workloads that refer to it are "
+                         "not understood, and a scheduler's queues of this kind are not checked",
                          {{"kind", gvk.str()}, {"problem", error}});
       });
   if (!resource) return;

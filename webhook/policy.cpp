@@ -181,8 +181,11 @@ std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::s
       if (q["default"].IsDefined()) rule.queue_default = q["default"].Scalar();
     }
   }
-  // A workload that names no queue goes where a stock install of the profile's scheduler sends it.
-  if (!rule.queue_value && !rule.queue_default && rule.profile && !rule.profile->queues.default_name.empty())
+  rule.limits = r.limits(n["limits"], field + ".limits");
+  // A workload that names no queue goes where a stock install of the profile's scheduler sends it, unless the rule
+  // requires it to name one.
+  if (!rule.queue_value && !rule.queue_default && !rule.limits.require_queue && rule.profile &&
+      !rule.profile->queues.default_name.empty())
     rule.queue_default = rule.profile->queues.default_name;
   rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels", nullptr);
   rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations", nullptr);
@@ -191,7 +194,6 @@ std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::s
       rule.writes_priority_class = rule.writes_priority_class || t.uses("priorityClassName");
       rule.writes_task_groups = rule.writes_task_groups || t.uses("taskGroups");
     }
-  rule.limits = r.limits(n["limits"], field + ".limits");
   rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
   rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);
   if (YAML::Node f = n["failurePolicy"]; f.IsDefined()) {

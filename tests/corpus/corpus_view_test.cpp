@@ -61,7 +61,7 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
           REQUIRE(it != view.total_requests.end());
           CHECK(it->second.str() == view::Quantity::parse(kv.second.as<std::string>())->str());
         }
-        // Gangs as KAI's podgrouper counts them (the built-in rule): all pods in one gang unless noted.
+        // Gangs under the minimum rule: all pods in one gang unless noted.
         long long gang = want["gang"] ? want["gang"].as<long long>() : want["pods"].as<long long>();
         long long gangs = want["gangs"] ? want["gangs"].as<long long>() : 1;
         auto expanded = view::expanded_gangs(view.gangs, 1000);

@@ -92,6 +92,14 @@ TEST_CASE("under the shipped policy a workload with no queue label goes to the q
   // The label the rule reads wins, and a rule's own default wins over the profile's.
   CHECK_THAT(mutate(jobset("kai.scheduler/queue: research"), shipped_rules()).patch,
              Catch::Contains(R"({"labels":{"kai.scheduler/queue":"research"}})"));
+  // A rule that requires a queue gets no default: an unlabelled workload is refused, as it asks.
+  const std::string required =
+      "- name: all\n  profile: kai\n  queue: {fromLabel: kai.scheduler/queue}\n"
+      "  limits: {requireQueue: true}\n";
+  CHECK_THAT(mutate(jobset(), required).patch, !Catch::Contains("default-queue"));
+  const Answer refused = answer(Endpoint::Validate, jobset(), required);
+  CHECK_FALSE(refused.allowed);
+  CHECK_THAT(refused.result.body, Catch::Contains("names no queue: set the label kai.scheduler/queue on it"));
   CHECK_THAT(mutate(jobset(), "- name: all\n  profile: kai\n  queue: {default: team-a}\n").patch,
              Catch::Contains(R"({"op":"add","path":"/metadata/labels","value":{"kai.scheduler/queue":"team-a"}})"));
 }
