@@ -54,9 +54,10 @@ TEST_CASE("every corpus workload, sent as an AdmissionReview, comes back with a 
       }
       YAML::Node expected = expectations[file][index++];
       // The built-in policy's kai profile: KAI's own count where the expectations name one.
-      long long gang =
-          (expected["kaiGang"] ? expected["kaiGang"] : expected["gang"] ? expected["gang"] : expected["pods"])
-              .as<long long>();
+      long long gang = (expected["kaiGang"] ? expected["kaiGang"]
+                        : expected["gang"]  ? expected["gang"]
+                                            : expected["pods"])
+                           .as<long long>();
       if (file == "jobset/batch_v1alpha2_jobset.yaml") {  // empty spec: not understood, let through
         CHECK(answer.patch.empty());
         CHECK_THAT(answer.warnings, Catch::Contains("cannot understand"));
