@@ -114,11 +114,13 @@ void create_namespace(const std::string& name, bool for_pods) {
   INFO(r.err);
   REQUIRE(r.status == 0);
   if (for_pods) {
+    // Up to 90 s: after a test restarted the API server (the faults suite), the controller manager's
+    // service-account controller comes back on its informers' back-off, and was once seen to take over 30 s.
     bool ready = eventually(
         [&] {
           return c.kubectl({"get", "serviceaccount", "default", "-n", name}).status == 0;
         },
-        std::chrono::seconds(30));
+        std::chrono::seconds(90));
     INFO("no default service account in " << name);
     REQUIRE(ready);
   }
