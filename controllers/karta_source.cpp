@@ -15,6 +15,8 @@ namespace wm::controllers {
 
 namespace {
 
+std::string karta_path(const std::string& name) { return "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name); }
+
 KartaSource::Condition shown_condition(simdjson::dom::element karta) {
   KartaSource::Condition c;
   simdjson::dom::array conditions;
@@ -173,9 +175,7 @@ bool KartaSource::write_labels(const std::string& name) {
   }
   // A field manager of its own: the labels stay the cluster side's, apart from the status it writes.
   kube::Response r = cluster_.client.request(
-      "PATCH",
-      "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "?fieldManager=workload-map-kai-lookup&force=true",
-      body, kube::kApplyPatch);
+      "PATCH", karta_path(name) + "?fieldManager=workload-map-kai-lookup&force=true", body, kube::kApplyPatch);
   if (r.ok()) {
     cluster_.log.log(LogLevel::Info, "Karta labelled for KAI Scheduler's lookup", {{"karta", name}});
     std::lock_guard lock(mutex_);
@@ -212,10 +212,8 @@ bool KartaSource::write_status(const std::string& name) {
                            ",\"message\":" + json::json_string(wanted.message) +
                            ",\"observedGeneration\":" + std::to_string(wanted.observed_generation) +
                            ",\"lastTransitionTime\":" + json::json_string(wanted.last_transition) + "}]}}";
-  kube::Response r = cluster_.client.request(
-      "PATCH",
-      "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name) + "/status?fieldManager=workload-map&force=true", body,
-      kube::kApplyPatch);
+  kube::Response r = cluster_.client.request("PATCH", karta_path(name) + "/status?fieldManager=workload-map&force=true",
+                                             body, kube::kApplyPatch);
   if (r.ok() && transition) {
     const ObjectReference karta{"run.ai/v1alpha1", "Karta", "", name, uid};
     if (wanted.status == "True")

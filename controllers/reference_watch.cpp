@@ -20,10 +20,8 @@ void ReferenceWatch::run(const std::atomic<bool>& stop) {
     // And the queues of the policy's schedulers, where they are objects: admission warns of a queue not among them.
     if (st.policy)
       for (const auto& name : st.policy->profile_names()) {
-        const webhook::QueueSource& queues = st.policy->profile(name)->queues;
-        if (!queues.kind.empty())
-          wanted.emplace(queues.group + "/" + queues.kind,
-                         catalog::GroupVersionKind{queues.group, queues.version, queues.kind});
+        const catalog::GroupVersionKind& queues = st.policy->profile(name)->queues.object;
+        if (!queues.kind.empty()) wanted.emplace(queues.group + "/" + queues.kind, queues);
       }
     for (const auto& key : watchers_.sync(wanted)) {  // nothing refers to these any more
       const auto slash = key.find('/');

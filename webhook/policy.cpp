@@ -84,11 +84,11 @@ class PolicyReader : public catalog::YamlReader {
       return q;
     }
     if (!has_kind) return q;
-    q.api_version = node["apiVersion"].Scalar();
-    q.kind = node["kind"].Scalar();
-    const auto slash = q.api_version.find('/');
-    q.group = slash == std::string::npos ? "" : q.api_version.substr(0, slash);
-    q.version = slash == std::string::npos ? q.api_version : q.api_version.substr(slash + 1);
+    const std::string api_version = node["apiVersion"].Scalar();
+    const auto slash = api_version.find('/');
+    q.object.group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    q.object.version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    q.object.kind = node["kind"].Scalar();
     return q;
   }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "mapper/catalog/definition.h"
 #include "mapper/catalog/diagnostic.h"
 #include "mapper/view/quantity.h"
 #include "mapper/view/workload_view.h"
@@ -41,7 +42,7 @@ struct ProfileEdits {
 // Volcano's), which the cluster side watches so that admission can warn of a queue the scheduler will never find,
 // and the queue a stock install of the scheduler creates, for a workload whose rule names none.
 struct QueueSource {
-  std::string api_version, group, version, kind;  // no kind: the scheduler's queues are not objects
+  catalog::GroupVersionKind object;  // no kind: the scheduler's queues are not objects
   std::string default_name;
 };
 

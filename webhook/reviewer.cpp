@@ -130,15 +130,15 @@ Reviewer::Reviewer(const AdmissionRequest& req, const Rule& rule, const view::Wo
 
 std::optional<std::string> Reviewer::missing_queue(const view::ReferenceStore* queues) const {
   if (!rule_.profile || queue_.empty() || !queues) return std::nullopt;
-  const QueueSource& source = rule_.profile->queues;
-  if (source.kind.empty() || !queues->holds_kind(source.group, source.kind)) return std::nullopt;
+  const catalog::GroupVersionKind& object = rule_.profile->queues.object;
+  if (object.kind.empty() || !queues->holds_kind(object.group, object.kind)) return std::nullopt;
   // Cluster-scoped queues (KAI's, Volcano's) are held without a namespace; namespaced ones in the workload's.
-  if (queues->find(source.group, source.kind, "", queue_) ||
-      queues->find(source.group, source.kind, namespace_name_, queue_))
+  if (queues->find(object.group, object.kind, "", queue_) ||
+      queues->find(object.group, object.kind, namespace_name_, queue_))
     return std::nullopt;
-  return display_name(view_, namespace_name_) + ": queue \"" + queue_ + "\" does not exist (no " + source.api_version +
-         " " + source.kind + " of that name in the cluster); " + profile_.scheduler_name.value_or(rule_.profile->name) +
-         " leaves the workload pending until it is created";
+  return display_name(view_, namespace_name_) + ": queue \"" + queue_ + "\" does not exist (no " +
+         object.api_version() + " " + object.kind + " of that name in the cluster); " +
+         profile_.scheduler_name.value_or(rule_.profile->name) + " leaves the workload pending until it is created";
 }
 
 const ProfileEdits& Reviewer::profile_edits(const Rule& rule, const view::WorkloadView& view, bool standalone) {
