@@ -1,7 +1,8 @@
 #include "tests/support/server_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,13 +64,24 @@ ServerProcess::ServerProcess(std::vector<std::string> args, bool default_tls) {
 
   int out[2];
   REQUIRE(pipe(out) == 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
-  REQUIRE(posix_spawn(&pid_, cargv[0], &actions, nullptr, cargv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
+  // fork and exec rather than posix_spawn: the server must be told to stop when the test process dies however it
+  // dies (a ctest timeout kills it), so that no server outlives its test (PR_SET_PDEATHSIG). Only async-signal-safe
+  // calls between fork and exec.
+  const pid_t parent = getpid();
+  const int log_fd = open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  REQUIRE(log_fd >= 0);
+  pid_ = fork();
+  REQUIRE(pid_ >= 0);
+  if (pid_ == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);  // the parent is already gone
+    dup2(out[1], 1);
+    dup2(log_fd, 2);
+    close(out[0]);
+    execve(cargv[0], cargv.data(), environ);
+    _exit(127);
+  }
+  close(log_fd);
   close(out[1]);
 
   // The first line says where it listens.
