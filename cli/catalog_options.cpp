@@ -19,7 +19,7 @@ void add_definitions_option(CLI::App& command, std::vector<std::string>& dirs) {
 }
 
 std::optional<catalog::Catalog> load_catalog(const std::vector<std::string>& dirs) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   catalog::Catalog catalog = catalog::Catalog::embedded(errors);
   for (const auto& dir : dirs) {
     catalog::Catalog extra = catalog::Catalog::from_directory(dir, errors);
@@ -44,7 +44,7 @@ void add_with_option(CLI::App& command, std::vector<std::string>& files) {
 std::shared_ptr<view::ReferenceStore> load_references(const std::vector<std::string>& files,
                                                       const std::vector<std::string>& manifests) {
   auto store = std::make_shared<view::ReferenceStore>();
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   for (const auto& file : files)
     for (auto& document : catalog::read_document_file(file, errors))
       if (auto held = store->put(std::move(document.json)); !held)
@@ -52,14 +52,14 @@ std::shared_ptr<view::ReferenceStore> load_references(const std::vector<std::str
   for (const auto& e : errors) std::cerr << e.str() << "\n";
   if (!errors.empty()) return nullptr;
   // The manifests' own objects too; what they cannot name (a generateName workload) is theirs to report.
-  catalog::Diagnostics ignored;
+  yaml::Diagnostics ignored;
   for (const auto& file : manifests)
     for (auto& document : catalog::read_document_file(file, ignored)) (void)store->put(std::move(document.json));
   return store;
 }
 
-std::optional<webhook::Policy> load_policy(const std::string& file) {
-  if (file.empty()) return webhook::Policy::builtin();
+std::optional<policy::Policy> load_policy(const std::string& file) {
+  if (file.empty()) return policy::Policy::builtin();
   std::ifstream in(file);
   if (!in) {
     std::cerr << file << ": cannot open the policy file\n";
@@ -67,8 +67,8 @@ std::optional<webhook::Policy> load_policy(const std::string& file) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  catalog::Diagnostics problems;
-  auto policy = webhook::Policy::load(text.str(), file, problems);
+  yaml::Diagnostics problems;
+  auto policy = policy::Policy::load(text.str(), file, problems);
   for (const auto& p : problems) std::cerr << p.str() << "\n";
   return policy;
 }

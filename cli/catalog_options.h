@@ -9,7 +9,7 @@
 
 #include "mapper/catalog/catalog.h"
 #include "mapper/view/references.h"
-#include "webhook/policy.h"
+#include "policy/policy.h"
 
 namespace wm::cli {
 
@@ -25,6 +25,6 @@ void add_with_option(CLI::App& command, std::vector<std::string>& files);
 std::shared_ptr<view::ReferenceStore> load_references(const std::vector<std::string>& files,
                                                       const std::vector<std::string>& manifests = {});
 // The policy in `file`, or the built-in one when `file` is empty; prints problems to stderr.
-std::optional<webhook::Policy> load_policy(const std::string& file);
+std::optional<policy::Policy> load_policy(const std::string& file);
 
 }  // namespace wm::cli

@@ -5,12 +5,12 @@
 #include "cli/profile_gangs.h"
 #include "cli/table.h"
 #include "cli/workloads.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/resources.h"
 #include "mapper/view/view_json.h"
 #include "mapper/view/workload_view.h"
-#include "webhook/gang_values.h"
+#include "policy/gang_values.h"
 
 namespace wm::cli {
 
@@ -93,8 +93,8 @@ int inspect(const InspectOptions& o) {
   auto references = load_references(o.with, o.files);
   if (!references) return kInvalid;
   // A scheduler profile decides how gangs are counted and named; the built-in policy holds the shipped ones.
-  std::optional<webhook::Policy> policy;
-  const webhook::SchedulerProfile* profile = nullptr;
+  std::optional<policy::Policy> policy;
+  const policy::SchedulerProfile* profile = nullptr;
   if (!profile_name.empty() || !policy_file.empty()) {
     policy = load_policy(policy_file);
     if (!policy) return kInvalid;
@@ -114,7 +114,7 @@ int inspect(const InspectOptions& o) {
     if (!w.match.definition) return print_unknown(w, json, first);
     // As the profile's scheduler counts this kind, else by the definitions' own minimums.
     view::ViewOptions counted =
-        profile ? webhook::view_options_for(*profile, w.match.definition->gvk.group, w.kind) : view::ViewOptions{};
+        profile ? policy::view_options_for(*profile, w.match.definition->gvk.group, w.kind) : view::ViewOptions{};
     counted.status = o.status;
     counted.inspect_detail = true;
     counted.catalog = &*catalog;

@@ -12,7 +12,7 @@ namespace wm::cli {
 namespace {
 
 int lint(const std::vector<std::string>& args) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   size_t definitions = 0;
   for (const auto& target : args) {
     if (std::filesystem::is_directory(target)) {

@@ -4,8 +4,8 @@
 #include "cli/commands.h"
 #include "cli/workloads.h"
 #include "cli/yaml_output.h"
-#include "mapper/json/json_patch_apply.h"
-#include "mapper/json/json_writer.h"
+#include "mapper/expr/json_patch_apply.h"
+#include "base/json/json_writer.h"
 #include "mapper/view/pod_edits.h"
 
 namespace wm::cli {

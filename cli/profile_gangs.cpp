@@ -1,16 +1,16 @@
 #include "cli/profile_gangs.h"
 
 #include "mapper/view/gangs.h"
-#include "webhook/gang_values.h"
+#include "policy/gang_values.h"
 
 namespace wm::cli {
 
-std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile, const view::WorkloadView& view,
+std::vector<std::string> pod_groups_for(const policy::SchedulerProfile& profile, const view::WorkloadView& view,
                                         simdjson::dom::element root, const std::string& queue) {
-  const webhook::ProfileEdits& edits = webhook::Policy::edits_for(profile, view.gvk.group, view.gvk.kind);
+  const policy::ProfileEdits& edits = policy::Policy::edits_for(profile, view.gvk.group, view.gvk.kind);
   if (!edits.pod_group) return {};
   const std::string workload = view.name.empty() ? view.generate_name : view.name;
-  return webhook::pod_group_objects(*edits.pod_group, view, profile.gang_rule, root, workload, queue);
+  return policy::pod_group_objects(*edits.pod_group, view, profile.gang_rule, root, workload, queue);
 }
 
 void name_gangs_as_profile(view::WorkloadView& view) {

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "mapper/view/workload_view.h"
-#include "webhook/policy.h"
+#include "policy/policy.h"
 
 namespace wm::cli {
 
 // The objects (PodGroups) the profile needs for this workload's gangs, as JSON, named as its admission names them.
-std::vector<std::string> pod_groups_for(const webhook::SchedulerProfile& profile, const view::WorkloadView& view,
+std::vector<std::string> pod_groups_for(const policy::SchedulerProfile& profile, const view::WorkloadView& view,
                                         simdjson::dom::element root, const std::string& queue);
 // Each gang by itself, under the name its pods and PodGroup get at admission.
 void name_gangs_as_profile(view::WorkloadView& view);

@@ -7,9 +7,9 @@
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
 #include "cli/profile_gangs.h"
-#include "mapper/json/json_patch_apply.h"
-#include "mapper/json/json_read.h"
-#include "mapper/json/json_writer.h"
+#include "mapper/expr/json_patch_apply.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 #include "mapper/view/gangs.h"
 #include "webhook/admission.h"
 
@@ -111,8 +111,8 @@ int review(const ReviewOptions& o) {
   if (!request) return kInvalid;
   auto references = load_references(o.with);
   if (!references) return kInvalid;
-  webhook::AdmissionState state{std::make_shared<const catalog::Catalog>(std::move(*catalog)),
-                                std::make_shared<const webhook::Policy>(std::move(*policy)), references};
+  policy::AdmissionState state{std::make_shared<const catalog::Catalog>(std::move(*catalog)),
+                                std::make_shared<const policy::Policy>(std::move(*policy)), references};
   simdjson::dom::parser parser, answers;
   auto mutate = answer_of(webhook::review(webhook::Endpoint::Mutate, *request, state, parser), answers);
   if (!mutate) return kInvalid;
@@ -138,14 +138,14 @@ int review(const ReviewOptions& o) {
   std::string namespace_name = o.request.namespace_name;
   if (namespace_name.empty()) namespace_name = std::string(json::string_at(root, "/metadata/namespace"));
   if (namespace_name.empty()) namespace_name = "default";
-  const webhook::Rule* rule = state.policy->match(namespace_name, group, kind);
+  const policy::Rule* rule = state.policy->match(namespace_name, group, kind);
   const catalog::Catalog::Match match = state.catalog->find(json::string_at(root, "/apiVersion"), kind);
   std::optional<view::WorkloadView> view;
   std::vector<std::string> pod_groups;
   std::optional<json::ObjectDocument> doc;
   if (rule && rule->profile && match.definition) {
     doc.emplace(root);
-    view::ViewOptions options = webhook::view_options_for(*rule->profile, group, kind);
+    view::ViewOptions options = policy::view_options_for(*rule->profile, group, kind);
     options.inspect_detail = true;
     options.catalog = state.catalog.get();
     options.references = state.references.get();

@@ -3,13 +3,13 @@
 #include "cli/admission_request.h"
 #include "cli/commands.h"
 #include "mapper/catalog/documents.h"
-#include "mapper/json/json_read.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 
 namespace wm::cli {
 
 std::optional<std::string> first_object_json(const std::string& file) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   auto docs = catalog::read_document_file(file, errors);
   for (const auto& e : errors) std::cerr << e.str() << "\n";
   if (!errors.empty() || docs.empty()) return std::nullopt;

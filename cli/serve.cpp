@@ -21,7 +21,7 @@ namespace {
 
 struct ServeOptions {
   webhook::ServerOptions server;
-  webhook::StateSources sources;
+  policy::StateSources sources;
   webhook::TlsFiles tls_files;
   std::string log_level = "info", kubeconfig;
   bool in_cluster = false;
@@ -89,7 +89,7 @@ Result<void> make_certificate_if_none(webhook::TlsFiles& files, bool& self_signe
 
 // The cluster side, started, when --kubeconfig or --in-cluster says where the API server is; nullptr without one, or
 // an error when it cannot start. Its Lease's namespace and this replica's identity default from the pod.
-Result<std::unique_ptr<controllers::ClusterSide>> start_cluster_side(const ServeOptions& o, webhook::StateStore& state,
+Result<std::unique_ptr<controllers::ClusterSide>> start_cluster_side(const ServeOptions& o, policy::StateStore& state,
                                                                      Metrics& metrics, const Logger& log) {
   if (o.kubeconfig.empty() && !o.in_cluster) return nullptr;
   controllers::ClusterOptions cluster = o.cluster;
@@ -119,7 +119,7 @@ std::string url_host(const std::string& address) {
 }
 
 // Where it listens, in the log and, for a person at a terminal, with the commands to try it.
-void announce(const ServeOptions& o, const webhook::StateStore& state, const Logger& log, bool self_signed,
+void announce(const ServeOptions& o, const policy::StateStore& state, const Logger& log, bool self_signed,
               uint16_t port, uint16_t metrics_port) {
   const std::string url = "https://" + url_host(o.server.address) + ":" + std::to_string(port);
   const size_t definitions = state.current().catalog->size();
@@ -159,7 +159,7 @@ int serve(ServeOptions& o) {
     std::cerr << "serve: " << loaded.error() << "\n";
     return kInvalid;
   }
-  webhook::StateStore state(o.sources);
+  policy::StateStore state(o.sources);
   std::vector<std::string> problems;
   if (!state.load(problems)) {
     for (const auto& p : problems) std::cerr << p << "\n";

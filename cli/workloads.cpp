@@ -9,7 +9,7 @@ int for_each_workload(const std::vector<std::string>& files, const catalog::Cata
   int failures = 0;
   simdjson::dom::parser parser;
   for (const auto& file : files) {
-    catalog::Diagnostics errors;
+    yaml::Diagnostics errors;
     auto documents = catalog::read_document_file(file, errors);
     for (const auto& e : errors) std::cerr << e.str() << "\n";
     failures += static_cast<int>(errors.size());

@@ -3,7 +3,7 @@
 #include <simdjson.h>
 #include <yaml-cpp/yaml.h>
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 
 namespace wm::cli {
 

@@ -5,7 +5,7 @@
 #include <ctime>
 #include <mutex>
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 
 namespace wm {
 

@@ -7,14 +7,14 @@
 #include "controllers/events.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
-#include "webhook/state_store.h"
+#include "policy/state_store.h"
 
 namespace wm::controllers {
 
 struct ClusterContext {
   kube::Client& client;
   kube::Discovery& discovery;
-  webhook::StateStore& state;
+  policy::StateStore& state;
   Metrics& metrics;
   const Logger& log;
   EventRecorder& events;

@@ -22,7 +22,7 @@ struct ClusterSide::Parts {
   std::unique_ptr<kube::LeaderElection> election;
 };
 
-ClusterSide::ClusterSide(ClusterOptions options, webhook::StateStore& state, Metrics& metrics, const Logger& log)
+ClusterSide::ClusterSide(ClusterOptions options, policy::StateStore& state, Metrics& metrics, const Logger& log)
     : options_(std::move(options)), state_(state), metrics_(metrics), log_(log) {}
 
 ClusterSide::~ClusterSide() { stop(); }

@@ -11,9 +11,9 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
-#include "common/result.h"
+#include "base/result.h"
 #include "kube/config.h"
-#include "webhook/state_store.h"
+#include "policy/state_store.h"
 
 namespace wm::controllers {
 
@@ -28,7 +28,7 @@ struct ClusterOptions {
 
 class ClusterSide {
  public:
-  ClusterSide(ClusterOptions options, webhook::StateStore& state, Metrics& metrics, const Logger& log);
+  ClusterSide(ClusterOptions options, policy::StateStore& state, Metrics& metrics, const Logger& log);
   ~ClusterSide();
   // Starts the watches and the election; false (with `error`) when the configuration cannot be used.
   Result<void> start();
@@ -38,7 +38,7 @@ class ClusterSide {
  private:
   struct Parts;
   ClusterOptions options_;
-  webhook::StateStore& state_;
+  policy::StateStore& state_;
   Metrics& metrics_;
   const Logger& log_;
   std::unique_ptr<Parts> parts_;

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "kube/leader_election.h"
-#include "mapper/json/json_read.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 
 namespace wm::controllers {
 

@@ -1,7 +1,7 @@
 #include "controllers/karta_labels.h"
 
-#include "mapper/json/json_read.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 
 namespace wm::controllers {
 

@@ -8,8 +8,8 @@
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
 #include "mapper/catalog/definition_loader.h"
-#include "mapper/json/json_read.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 
 namespace wm::controllers {
 

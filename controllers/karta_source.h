@@ -19,7 +19,7 @@
 #include "controllers/work_queue.h"
 #include "kube/client.h"
 #include "mapper/catalog/definition.h"
-#include "webhook/state_store.h"
+#include "policy/state_store.h"
 
 namespace wm::controllers {
 

@@ -3,8 +3,8 @@
 #include <simdjson.h>
 
 #include "kube/reflector.h"
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_read.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_read.h"
 
 namespace wm::controllers {
 

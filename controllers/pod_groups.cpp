@@ -8,17 +8,17 @@
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "kube/trim.h"
-#include "mapper/json/json_patch.h"
-#include "mapper/json/json_patch_apply.h"
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_read.h"
-#include "mapper/json/json_writer.h"
-#include "mapper/json/value.h"
+#include "base/json/json_patch.h"
+#include "mapper/expr/json_patch_apply.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
+#include "base/json/value.h"
 #include "mapper/view/workload_view.h"
-#include "webhook/admission.h"
-#include "webhook/gang_values.h"
-#include "webhook/owners.h"
-#include "webhook/policy.h"
+#include "policy/admission_state.h"
+#include "policy/gang_values.h"
+#include "policy/owners.h"
+#include "policy/policy.h"
 
 namespace wm::controllers {
 
@@ -151,16 +151,16 @@ void PodGroupController::watch(const std::atomic<bool>& stop) {
     // Kinds that some rule's profile makes PodGroups for: only those are watched, one watch per kind (at the version
     // of its first definition; the API server converts).
     std::map<std::string, catalog::GroupVersionKind> wanted;  // by group/kind
-    const webhook::AdmissionState st = cluster_.state.current();
+    const policy::AdmissionState st = cluster_.state.current();
     if (st.catalog && st.policy)
       for (const auto& d : st.catalog->definitions())
         for (const auto& rule : st.policy->rules()) {
           if (!rule.profile) continue;
           const bool kind_ok = std::any_of(rule.kinds.begin(), rule.kinds.end(), [&](const std::string& k) {
-            return webhook::kind_matches(k, d->gvk.group, d->gvk.kind);
+            return policy::kind_matches(k, d->gvk.group, d->gvk.kind);
           });
-          if (kind_ok && (webhook::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, true).pod_group ||
-                          webhook::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, false).pod_group))
+          if (kind_ok && (policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, true).pod_group ||
+                          policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, false).pod_group))
             wanted.emplace(d->gvk.group + "/" + d->gvk.kind, d->gvk);
         }
     watchers_.sync(wanted);
@@ -244,26 +244,26 @@ void PodGroupController::forget(const std::string& key) {
 std::optional<PodGroupController::DesiredPodGroups> PodGroupController::desired_pod_groups(const std::string& key,
                                                                                            simdjson::dom::element root,
                                                                                            bool& retry) {
-  const webhook::AdmissionState st = cluster_.state.current();
+  const policy::AdmissionState st = cluster_.state.current();
   const std::string api_version(json::string_at(root, "/apiVersion")), kind(json::string_at(root, "/kind"));
   const std::string namespace_name(json::string_at(root, "/metadata/namespace"));
   const std::string profile_name(json::string_at(root, json::pointer_child("/metadata/labels", kProfileLabel)));
   const catalog::Catalog::Match match = st.catalog->find(api_version, kind);
-  const webhook::SchedulerProfile* profile = st.policy->profile(profile_name);
+  const policy::SchedulerProfile* profile = st.policy->profile(profile_name);
   if (!match.definition || !profile) {
     cluster_.log.log(LogLevel::Warn, "no PodGroups for a workload: its kind or its profile is no longer known",
                      {{"workload", key}, {"profile", profile_name}});
     return std::nullopt;
   }
   const auto& gvk = match.definition->gvk;
-  const webhook::ProfileEdits& edits =
-      webhook::Policy::edits_for(*profile, gvk.group, gvk.kind, !webhook::owners_of(root).controller);
+  const policy::ProfileEdits& edits =
+      policy::Policy::edits_for(*profile, gvk.group, gvk.kind, !policy::owners_of(root).controller);
   DesiredPodGroups desired;
   if (!edits.pod_group) return desired;  // none: any it has go
 
   json::ObjectDocument doc(root);
   view::ViewOptions options =
-      webhook::view_options_for(*profile, gvk.group, gvk.kind, !webhook::owners_of(root).controller);
+      policy::view_options_for(*profile, gvk.group, gvk.kind, !policy::owners_of(root).controller);
   options.catalog = st.catalog.get();
   options.references = st.references.get();
   const view::WorkloadView view = view::build_view(*match.definition, doc, options);
@@ -272,7 +272,7 @@ std::optional<PodGroupController::DesiredPodGroups> PodGroupController::desired_
   const std::string queue(json::string_at(root, json::pointer_child("/metadata/annotations", kQueueAnnotation)));
   simdjson::dom::parser object_parser;
   for (const auto& object_json :
-       webhook::pod_group_objects(*edits.pod_group, view, profile->gang_rule, root, group_name, queue)) {
+       policy::pod_group_objects(*edits.pod_group, view, profile->gang_rule, root, group_name, queue)) {
     simdjson::dom::element object;
     if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
     const auto [group, version] = json::split_api_version(json::string_at(object, "/apiVersion"));

@@ -21,7 +21,7 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
-#include "common/result.h"
+#include "base/result.h"
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "controllers/kind_watchers.h"
@@ -31,7 +31,7 @@
 #include "kube/client.h"
 #include "kube/discovery.h"
 #include "kube/reflector.h"
-#include "webhook/state_store.h"
+#include "policy/state_store.h"
 
 namespace wm::controllers {
 

@@ -4,7 +4,7 @@
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "kube/trim.h"
-#include "mapper/json/json_read.h"
+#include "base/json/json_read.h"
 
 namespace wm::controllers {
 
@@ -12,7 +12,7 @@ void ReferenceWatch::run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     // One watch per referenced group/kind, at the version its first definition names (the API server converts).
     std::map<std::string, catalog::GroupVersionKind> wanted;
-    const webhook::AdmissionState st = cluster_.state.current();
+    const policy::AdmissionState st = cluster_.state.current();
     if (st.catalog)
       for (const auto& d : st.catalog->definitions())
         for (const auto& ref : d->references)

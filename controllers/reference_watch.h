@@ -16,7 +16,7 @@
 #include "kube/client.h"
 #include "kube/discovery.h"
 #include "mapper/catalog/definition.h"
-#include "webhook/state_store.h"
+#include "policy/state_store.h"
 
 namespace wm::controllers {
 

@@ -7,7 +7,7 @@
 
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 
 namespace wm::controllers {
 

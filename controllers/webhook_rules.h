@@ -14,7 +14,7 @@
 #include "controllers/events.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
-#include "webhook/state_store.h"
+#include "policy/state_store.h"
 
 namespace wm::controllers {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "common/result.h"
+#include "base/result.h"
 
 namespace wm::kube {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "kube/client.h"
 
 namespace wm::kube {

@@ -5,7 +5,7 @@
 #include <ctime>
 
 #include "kube/backoff.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 
 namespace wm::kube {
 

@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "kube/backoff.h"
-#include "mapper/json/json_read.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 
 namespace wm::kube {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "kube/client.h"
 
 namespace wm::kube {

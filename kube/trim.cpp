@@ -1,6 +1,6 @@
 #include "kube/trim.h"
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 
 namespace wm::kube {
 

@@ -1,7 +1,8 @@
 #!/bin/bash
-# The architecture's layers, as the includes have them (docs/architecture.md): each folder includes only the folders
-# below it, mapper/'s rooms only the rooms before them, and mapper/ nothing of HTTP. Prints every include that
-# breaks a rule; exits 1 if any does.
+# The architecture's layers, as the includes have them (docs/architecture.md): each folder includes only itself and
+# the folders below it, mapper/'s rooms only the rooms before them, and nothing below webhook/ anything of HTTP.
+# Prints every include that breaks a rule; exits 1 if any does. No exceptions: a header that two layers need belongs
+# to the lower one. The libraries' CMake links are checked the same way.
 cd "$(dirname "$0")/.." || exit 2
 status=0
 # allowed FOLDER ALLOWED...: every project include in FOLDER's sources is in one of the ALLOWED folders, or is one of
@@ -20,21 +21,39 @@ allowed() {
     status=1
   fi
 }
-# common/result.h is the one header below everything: standard library only.
-result=common/result.h
-allowed mapper/json mapper/json $result
-allowed mapper/expr mapper/json mapper/expr $result
-allowed mapper/catalog mapper/json mapper/expr mapper/catalog $result
-allowed mapper/view mapper/json mapper/expr mapper/catalog mapper/view $result
-allowed kube kube mapper/json $result
-allowed common common mapper/json
-allowed webhook webhook common mapper
-allowed controllers controllers kube webhook common mapper
-# mapper/ knows nothing of HTTP.
-if grep -n '#include "' common/result.h; then
-  echo "common/result.h must include nothing of the project" && status=1
+allowed base base/result.h
+allowed base/json base/json base/result.h
+allowed base/yaml base/yaml base/result.h
+allowed mapper/expr base mapper/expr
+allowed mapper/catalog base mapper/expr mapper/catalog
+allowed mapper/view base mapper/expr mapper/catalog mapper/view
+allowed common common base
+allowed kube kube base
+allowed policy policy common mapper base
+allowed webhook webhook policy common mapper base
+allowed controllers controllers kube policy common mapper base
+allowed cli cli controllers webhook kube policy common mapper base
+# Below webhook/ and kube/, nothing of HTTP or TLS.
+if grep -rn '#include <boost/beast\|#include <boost/asio\|#include <openssl' base mapper common policy; then
+  echo "base/, mapper/, common/ or policy/ includes HTTP or TLS" && status=1
 fi
-if grep -rn '#include <boost/beast\|#include <boost/asio\|#include <openssl' mapper; then
-  echo "mapper/ includes HTTP or TLS" && status=1
-fi
+# linked FOLDER ALLOWED...: the project libraries FOLDER's library links are among the ALLOWED ones.
+linked() {
+  local folder=$1 && shift
+  local links lib
+  links=$(tr '\n' ' ' <"$folder/CMakeLists.txt" | grep -o "target_link_libraries($folder [^)]*)" |
+    grep -ow 'base\|mapper\|common\|policy\|webhook\|kube\|controllers' | grep -vx "$folder")
+  for lib in $links; do
+    if [[ " $* " != *" $lib "* ]]; then
+      echo "$folder/CMakeLists.txt links $lib; it may link only $*" && status=1
+    fi
+  done
+}
+linked base
+linked mapper base
+linked common base
+linked kube base
+linked policy common mapper base
+linked webhook policy common mapper base
+linked controllers kube policy common mapper base
 exit $status

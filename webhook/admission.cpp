@@ -1,9 +1,9 @@
 #include "webhook/admission.h"
 
-#include "mapper/json/json_read.h"
+#include "base/json/json_read.h"
 #include "mapper/view/workload_view.h"
 #include "webhook/admission_codec.h"
-#include "webhook/owners.h"
+#include "policy/owners.h"
 #include "webhook/replica_gang.h"
 #include "webhook/reviewer.h"
 
@@ -70,8 +70,8 @@ class Answer {
   }
 
   // The mapper cannot make sense of this object: the rule's failure policy decides.
-  AdmissionResult not_understood(const Rule& rule, const std::string& why) {
-    if (rule.failure_policy == FailurePolicy::Fail) return give(Outcome::FailedClosed, Decision::denied(422, why), why);
+  AdmissionResult not_understood(const policy::Rule& rule, const std::string& why) {
+    if (rule.failure_policy == policy::FailurePolicy::Fail) return give(Outcome::FailedClosed, Decision::denied(422, why), why);
     return give(Outcome::NotUnderstood,
                 Decision::allowed().with_warnings({why + " (left as it is; failure policy Ignore)"}), why);
   }
@@ -83,7 +83,7 @@ class Answer {
 
 // A pod of a gang repeated per replica finishes the gang name its workload's admission wrote, whatever rule its own
 // kind matches: that admission decided. Nothing when `req` is not such a pod.
-std::optional<AdmissionResult> replica_gang(const AdmissionRequest& req, const Owners& owners,
+std::optional<AdmissionResult> replica_gang(const AdmissionRequest& req, const policy::Owners& owners,
                                             const catalog::Catalog& catalog, Answer& answer) {
   if (!owners.controller || owners.pod) return std::nullopt;
   auto named = name_replica_gang(req.object, catalog);
@@ -94,8 +94,8 @@ std::optional<AdmissionResult> replica_gang(const AdmissionRequest& req, const O
 }
 
 // What the rule says of a workload the mapper understood.
-AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const Rule& rule, Reviewer& reviewer,
-                       const AdmissionState& state, Answer& answer) {
+AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const policy::Rule& rule, Reviewer& reviewer,
+                       const policy::AdmissionState& state, Answer& answer) {
   std::vector<std::string> warnings;
   if (endpoint == Endpoint::Validate) {
     if (!rule.limits.refuse_unmeetable_gangs)
@@ -115,18 +115,18 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const Rul
 
 }  // namespace
 
-AdmissionResult review(Endpoint endpoint, std::string_view body, const AdmissionState& state,
+AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::AdmissionState& state,
                        simdjson::dom::parser& parser) {
   AdmissionRequest req;
   if (auto bad = decode_review(body, parser, req)) return bad_request(std::move(*bad));
   Answer answer(req);
   if (req.operation != "CREATE" && req.operation != "UPDATE") return answer.allow(Outcome::Skipped);
-  const Owners owners = owners_of(req.object);
-  const std::optional<Controller>& controller = owners.controller;
+  const policy::Owners owners = policy::owners_of(req.object);
+  const std::optional<policy::Controller>& controller = owners.controller;
   if (endpoint == Endpoint::Mutate)
     if (auto replica = replica_gang(req, owners, *state.catalog, answer)) return std::move(*replica);
 
-  const Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
+  const policy::Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
   if (!rule) return answer.allow(Outcome::NoRule);
   auto match = state.catalog->find(req.api_version, req.kind);
   if (!match.definition && match.uncovered_version_of.empty()) return answer.allow(Outcome::UnknownKind);
@@ -141,7 +141,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const Admission
 
   json::ObjectDocument doc(req.object);
   view::ViewOptions options =
-      rule->profile ? view_options_for(*rule->profile, req.group, req.kind, !controller) : view::ViewOptions{};
+      rule->profile ? policy::view_options_for(*rule->profile, req.group, req.kind, !controller) : view::ViewOptions{};
   options.catalog = state.catalog.get();
   options.references = state.references.get();
   options.namespace_name = req.namespace_name;

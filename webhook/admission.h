@@ -11,16 +11,10 @@
 #include "common/labels.h"
 #include "mapper/catalog/catalog.h"
 #include "mapper/view/references.h"
-#include "webhook/policy.h"
+#include "policy/admission_state.h"
+#include "policy/policy.h"
 
 namespace wm::webhook {
-
-struct AdmissionState {
-  std::shared_ptr<const catalog::Catalog> catalog;
-  std::shared_ptr<const Policy> policy;
-  // Objects that workloads refer to, as the cluster side last saw them (mapper/view/references.h); may be null.
-  std::shared_ptr<const view::ReferenceStore> references;
-};
 
 enum class Endpoint { Mutate, Validate };
 
@@ -51,7 +45,7 @@ struct AdmissionResult {
 };
 
 // `parser` is the calling thread's own.
-AdmissionResult review(Endpoint endpoint, std::string_view body, const AdmissionState& state,
+AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::AdmissionState& state,
                        simdjson::dom::parser& parser);
 
 }  // namespace wm::webhook

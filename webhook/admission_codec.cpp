@@ -2,8 +2,8 @@
 
 #include <boost/beast/core/detail/base64.hpp>
 
-#include "mapper/json/json_read.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 
 namespace wm::webhook {
 

@@ -2,10 +2,10 @@
 
 #include <cctype>
 
-#include "mapper/json/json_patch.h"
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_read.h"
-#include "mapper/json/value.h"
+#include "base/json/json_patch.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_read.h"
+#include "base/json/value.h"
 
 namespace wm::webhook {
 

@@ -5,7 +5,7 @@
 #include "mapper/view/pod_edits.h"
 #include "mapper/view/resources.h"
 #include "mapper/view/view_json.h"
-#include "webhook/gang_values.h"
+#include "policy/gang_values.h"
 #include "webhook/replica_gang.h"
 
 namespace wm::webhook {
@@ -40,7 +40,7 @@ std::string recorded_group_name(simdjson::dom::element object) {
   return {};
 }
 
-std::optional<std::string> queue_for(const Rule& rule, simdjson::dom::element object) {
+std::optional<std::string> queue_for(const policy::Rule& rule, simdjson::dom::element object) {
   if (rule.queue_value) return rule.queue_value;
   if (rule.queue_label) {
     simdjson::dom::element labels;
@@ -62,7 +62,7 @@ const view::GangGroupView* gang_of(const view::WorkloadView& view, const std::st
 
 // Renders `templates` into `out` from position `at` on, reusing the strings already there (the same
 // edits are rendered once per pod template).
-void render_into(json::StringPairs& out, size_t& at, const TemplatePairs& templates, const TemplateValues& values,
+void render_into(json::StringPairs& out, size_t& at, const policy::TemplatePairs& templates, const policy::TemplateValues& values,
                  bool in_no_gang = false) {
   for (const auto& [key, t] : templates) {
     if (in_no_gang && t.about_gang()) continue;
@@ -81,14 +81,14 @@ void put_into(json::StringPairs& out, size_t& at, std::string_view key, std::str
   ++at;
 }
 
-bool any_uses_group(std::initializer_list<const TemplatePairs*> lists) {
-  for (const TemplatePairs* list : lists)
+bool any_uses_group(std::initializer_list<const policy::TemplatePairs*> lists) {
+  for (const policy::TemplatePairs* list : lists)
     for (const auto& [key, t] : *list)
       if (t.uses("group")) return true;
   return false;
 }
 
-json::StringPairs render(const TemplatePairs& templates, const TemplateValues& values) {
+json::StringPairs render(const policy::TemplatePairs& templates, const policy::TemplateValues& values) {
   json::StringPairs out;
   size_t at = 0;
   render_into(out, at, templates, values);
@@ -101,7 +101,7 @@ std::string quantity_text(const std::string& resource, const view::Quantity& q) 
 
 }  // namespace
 
-Reviewer::Reviewer(const AdmissionRequest& req, const Rule& rule, const view::WorkloadView& view,
+Reviewer::Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const view::WorkloadView& view,
                    json::ObjectDocument& doc, bool standalone)
     : req_(req), rule_(rule), view_(view), doc_(doc), profile_(profile_edits(rule, view, standalone)) {
   // The gang name chosen when the workload was created stays its name: an update of an object made from
@@ -121,7 +121,7 @@ Reviewer::Reviewer(const AdmissionRequest& req, const Rule& rule, const view::Wo
   values_.group = gang_names_.empty() ? std::string_view(name_) : std::string_view(gang_names_.front());
   values_.gang_size = view.gangs.empty() ? view.total_pods : view.gangs.front().min_member;
   if (profile_.writes_priority_class || rule.writes_priority_class)
-    priority_class_ = first_priority_class(view, req.object);
+    priority_class_ = policy::first_priority_class(view, req.object);
   values_.priority_class_name = priority_class_;
   if (profile_.writes_task_groups || rule.writes_task_groups) task_groups_.resize(view.gangs.size());
   names_gangs_on_pods_ =
@@ -141,16 +141,16 @@ std::optional<std::string> Reviewer::missing_queue(const view::ReferenceStore* q
          profile_.scheduler_name.value_or(rule_.profile->name) + " leaves the workload pending until it is created";
 }
 
-const ProfileEdits& Reviewer::profile_edits(const Rule& rule, const view::WorkloadView& view, bool standalone) {
-  static const ProfileEdits no_profile;
-  return rule.profile ? Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone) : no_profile;
+const policy::ProfileEdits& Reviewer::profile_edits(const policy::Rule& rule, const view::WorkloadView& view, bool standalone) {
+  static const policy::ProfileEdits no_profile;
+  return rule.profile ? policy::Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone) : no_profile;
 }
 
 std::string_view Reviewer::task_groups_of(const view::GangGroupView* gang) {
   if (!gang || task_groups_.empty()) return {};
   std::string& json = task_groups_[gang - view_.gangs.data()];
   if (json.empty())
-    json = task_groups_json(
+    json = policy::task_groups_json(
         view::gang_members(*gang, view_.components, rule_.profile ? rule_.profile->gang_rule : view::GangRule::Minimum),
         view_.document(doc_).root());
   return json;
@@ -159,13 +159,13 @@ std::string_view Reviewer::task_groups_of(const view::GangGroupView* gang) {
 std::string Reviewer::patch(std::vector<std::string>& warnings) {
   json::JsonPatchBuilder patch(doc_.root());
   view::PodEditor editor(view_, patch);
-  const ProfileEdits& profile = profile_;
+  const policy::ProfileEdits& profile = profile_;
   view::PodEdits edits;  // reused from one pod template to the next
   edits.scheduler_name = profile.scheduler_name;
   for (const auto& c : view_.components)
     for (const auto& i : c.instances) {
       if (i.shape == view::PodShape::Logical || !changed_by_this_request(i.location)) continue;
-      TemplateValues v = values_;
+      policy::TemplateValues v = values_;
       v.component = c.name;
       v.instance = i.id;
       const view::GangGroupView* gang = gang_of(view_, c.name, i.id);
@@ -226,7 +226,7 @@ std::vector<std::string> Reviewer::unmeetable() const {
 
 std::vector<std::string> Reviewer::violations() {
   std::vector<std::string> out;
-  const Limits& limits = rule_.limits;
+  const policy::Limits& limits = rule_.limits;
   const std::string who = display_name(view_, req_.namespace_name);
   if (limits.refuse_unmeetable_gangs)
     for (auto& v : unmeetable()) out.push_back(std::move(v));

@@ -9,8 +9,8 @@
 #include "mapper/view/references.h"
 #include "mapper/view/workload_view.h"
 #include "webhook/admission_codec.h"
-#include "webhook/policy.h"
-#include "webhook/value_template.h"
+#include "policy/policy.h"
+#include "policy/value_template.h"
 
 namespace wm::webhook {
 
@@ -19,7 +19,7 @@ std::string display_name(const view::WorkloadView& view, std::string_view namesp
 
 class Reviewer {
  public:
-  Reviewer(const AdmissionRequest& req, const Rule& rule, const view::WorkloadView& view, json::ObjectDocument& doc,
+  Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const view::WorkloadView& view, json::ObjectDocument& doc,
            bool standalone);
 
   // /mutate: the RFC 6902 patch of every pod template and of the workload itself; what cannot be edited is added to
@@ -39,7 +39,7 @@ class Reviewer {
 
  private:
   // The rule's profile with its override for this kind merged in; no edits without a profile.
-  static const ProfileEdits& profile_edits(const Rule& rule, const view::WorkloadView& view, bool standalone);
+  static const policy::ProfileEdits& profile_edits(const policy::Rule& rule, const view::WorkloadView& view, bool standalone);
   // The gang's task groups, made the first time one of its pod templates needs them: every pod gets the same text.
   std::string_view task_groups_of(const view::GangGroupView* gang);
   // On UPDATE, a pod template is edited only when this update changes it. One it leaves alone stays exactly as
@@ -48,15 +48,15 @@ class Reviewer {
   bool changed_by_this_request(const std::string& location) const;
 
   const AdmissionRequest& req_;
-  const Rule& rule_;
+  const policy::Rule& rule_;
   const view::WorkloadView& view_;
   json::ObjectDocument& doc_;
-  const ProfileEdits& profile_;
+  const policy::ProfileEdits& profile_;
   std::string name_, namespace_name_, queue_;
   std::vector<std::string> gang_names_;   // by position in view_.gangs
   std::vector<std::string> task_groups_;  // by position in view_.gangs, when the profile writes them
   std::string priority_class_;
-  TemplateValues values_;
+  policy::TemplateValues values_;
   bool names_gangs_on_pods_ = false;  // some pod label or annotation is written {{group}}
 };
 

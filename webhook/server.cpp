@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "mapper/json/parser_capacity.h"
+#include "base/json/parser_capacity.h"
 #include "webhook/admission.h"
 #include "webhook/plain_http.h"
 
@@ -36,7 +36,7 @@ class Session;
 // What every session shares.
 struct Shared {
   ServerOptions options;
-  StateStore& state;
+  policy::StateStore& state;
   TlsContexts& tls;
   Metrics& metrics;
   const Logger& log;
@@ -168,7 +168,7 @@ class Session : public std::enable_shared_from_this<Session> {
         return reply(http::status::method_not_allowed, version, "use POST\n", keep_alive, {"http", "", "bad-method"},
                      started);
       thread_local simdjson::dom::parser parser;
-      AdmissionState state = shared_.state.current();
+      policy::AdmissionState state = shared_.state.current();
       Endpoint endpoint = path == "/mutate" ? Endpoint::Mutate : Endpoint::Validate;
       shared_.metrics.review_started();
       AdmissionResult result = review(endpoint, req.body(), state, parser);
@@ -275,7 +275,7 @@ class Detector : public std::enable_shared_from_this<Detector> {
 }  // namespace
 
 struct Server::Impl {
-  Impl(ServerOptions o, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)
+  Impl(ServerOptions o, policy::StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)
       : shared{o, state, tls, metrics, log},
         threads(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())),
         ioc(static_cast<int>(threads)),
@@ -423,7 +423,7 @@ struct Server::Impl {
   net::steady_timer reload_timer, trim_timer, drain_timer, drain_poll_timer{control}, delay_timer{control};
 };
 
-Server::Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)
+Server::Server(ServerOptions options, policy::StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log)
     : impl_(std::make_unique<Impl>(options, state, tls, metrics, log)) {}
 Server::~Server() = default;
 

@@ -9,7 +9,7 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
-#include "webhook/state_store.h"
+#include "policy/state_store.h"
 #include "webhook/tls.h"
 
 namespace wm::webhook {
@@ -38,7 +38,7 @@ struct ServerOptions {
 
 class Server {
  public:
-  Server(ServerOptions options, StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log);
+  Server(ServerOptions options, policy::StateStore& state, TlsContexts& tls, Metrics& metrics, const Logger& log);
   ~Server();
   // Listens; calls `on_listening(port, metrics_port)` once bound (metrics_port 0 when there is none), then serves
   // until SIGTERM/SIGINT, waits out the shutdown delay and drains. Returns 0 after a clean drain, 1 if it could not

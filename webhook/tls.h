@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "common/result.h"
-#include "webhook/file_watch.h"
+#include "base/result.h"
+#include "common/file_watch.h"
 
 namespace wm::webhook {
 

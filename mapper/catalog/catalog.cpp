@@ -7,13 +7,13 @@
 
 #include "mapper/catalog/definition_loader.h"
 #include "mapper/catalog/embedded_definitions.h"
-#include "mapper/json/json_read.h"
+#include "base/json/json_read.h"
 
 namespace wm::catalog {
 
 namespace {
 
-void finish_into(Catalog& catalog, DefinitionLoader& loader, Diagnostics& errors) {
+void finish_into(Catalog& catalog, DefinitionLoader& loader, yaml::Diagnostics& errors) {
   DefinitionLoad load = loader.finish();
   errors.insert(errors.end(), load.errors.begin(), load.errors.end());
   for (auto& d : load.definitions) catalog.add(std::move(d), errors);
@@ -25,7 +25,7 @@ bool same_kind(const GroupVersionKind& a, const GroupVersionKind& b) {
 
 }  // namespace
 
-Catalog Catalog::embedded(Diagnostics& errors) {
+Catalog Catalog::embedded(yaml::Diagnostics& errors) {
   Catalog catalog;
   DefinitionLoader loader;
   for (const auto& file : embedded_definition_files()) loader.load(std::string(file.text), std::string(file.name));
@@ -33,7 +33,7 @@ Catalog Catalog::embedded(Diagnostics& errors) {
   return catalog;
 }
 
-Catalog Catalog::from_directory(const std::string& dir, Diagnostics& errors) {
+Catalog Catalog::from_directory(const std::string& dir, yaml::Diagnostics& errors) {
   Catalog catalog;
   std::error_code ec;
   std::vector<std::filesystem::path> files;
@@ -61,7 +61,7 @@ Catalog Catalog::from_directory(const std::string& dir, Diagnostics& errors) {
   return catalog;
 }
 
-void Catalog::add(Definition definition, Diagnostics& errors) {
+void Catalog::add(Definition definition, yaml::Diagnostics& errors) {
   for (const auto& d : definitions_)
     if (same_kind(d->gvk, definition.gvk)) {
       errors.push_back({definition.file, definition.root().line, "spec.structureDefinition.rootComponent.kind",

@@ -7,20 +7,20 @@
 #include <vector>
 
 #include "mapper/catalog/definition.h"
-#include "mapper/catalog/diagnostic.h"
+#include "base/yaml/diagnostic.h"
 
 namespace wm::catalog {
 
 class Catalog {
  public:
   // The definitions compiled into the binary (definitions/ at build time).
-  static Catalog embedded(Diagnostics& errors);
+  static Catalog embedded(yaml::Diagnostics& errors);
   // Every *.yaml / *.yml file in `dir` (not recursive), in name order.
-  static Catalog from_directory(const std::string& dir, Diagnostics& errors);
+  static Catalog from_directory(const std::string& dir, yaml::Diagnostics& errors);
 
   // Adds or replaces (same group/version/kind) definitions; returns the kinds it replaced.
   std::vector<std::string> merge(Catalog&& other);
-  void add(Definition definition, Diagnostics& errors);
+  void add(Definition definition, yaml::Diagnostics& errors);
   // Adds, or replaces the definition of the same group/version/kind.
   void put(std::shared_ptr<const Definition> definition);
 

@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "mapper/catalog/yaml_guard.h"
-#include "mapper/catalog/yaml_reader.h"
+#include "base/yaml/yaml_guard.h"
+#include "base/yaml/yaml_reader.h"
 #include "mapper/expr/jq_guard.h"
 
 namespace wm::catalog {
@@ -83,11 +83,11 @@ std::string one_line(std::string message) {
 }
 
 // The definitions' reader: YamlReader's fields, and jq expressions queued for compiling with the rest of the load.
-class Reader : public YamlReader {
+class Reader : public yaml::YamlReader {
  public:
-  Reader(std::string file, Diagnostics& errors, std::shared_ptr<expr::JqLibrary> library,
+  Reader(std::string file, yaml::Diagnostics& errors, std::shared_ptr<expr::JqLibrary> library,
          std::vector<DefinitionLoader::PendingCheck>& checks, size_t document)
-      : YamlReader(std::move(file), errors), library_(std::move(library)), checks_(checks), document_(document) {}
+      : yaml::YamlReader(std::move(file), errors), library_(std::move(library)), checks_(checks), document_(document) {}
 
   Path path(const YAML::Node& parent, const char* key, const std::string& field, bool required = false) {
     auto source = string(parent, key, field, required);
@@ -463,16 +463,16 @@ class DefinitionReader {
       r_.error(at, 0, field, "must be YAML text");
       return {};
     }
-    if (auto too_deep = yaml_nesting_too_deep(at.Scalar())) {
+    if (auto too_deep = yaml::yaml_nesting_too_deep(at.Scalar())) {
       r_.error(at, 0, field, *too_deep);
       return {};
     }
     try {
-      auto documents = load_all_documents(at.Scalar());
+      auto documents = yaml::load_all_documents(at.Scalar());
       if (documents.size() == 1 && documents.front().IsMap()) return documents.front();
       r_.error(at, 0, field, "must be a mapping");
     } catch (const YAML::Exception& e) {
-      r_.error(at, 0, field, "is not YAML (its line " + std::to_string(error_line(e, 1)) + "): " + e.msg);
+      r_.error(at, 0, field, "is not YAML (its line " + std::to_string(yaml::error_line(e, 1)) + "): " + e.msg);
     }
     return {};
   }
@@ -727,15 +727,15 @@ DefinitionLoader::DefinitionLoader() : library_(std::make_shared<expr::JqLibrary
 DefinitionLoader::~DefinitionLoader() = default;
 
 void DefinitionLoader::load(const std::string& text, const std::string& file) {
-  if (auto deep = yaml_nesting_too_deep(text)) {
+  if (auto deep = yaml::yaml_nesting_too_deep(text)) {
     errors_.push_back({file, 0, "", "refused: " + *deep});
     return;
   }
   std::vector<YAML::Node> docs;
   try {
-    docs = load_all_documents(text);
+    docs = yaml::load_all_documents(text);
   } catch (const YAML::Exception& e) {
-    errors_.push_back({file, error_line(e), "", "invalid YAML: " + e.msg});
+    errors_.push_back({file, yaml::error_line(e), "", "invalid YAML: " + e.msg});
     return;
   }
   for (const auto& doc : docs) {
@@ -748,7 +748,7 @@ void DefinitionLoader::load(const std::string& text, const std::string& file) {
       def = DefinitionReader(reader).read(doc);
     } catch (const YAML::Exception& e) {
       // yaml-cpp throws when a node is used as what it is not (a list where a mapping belongs).
-      errors_.push_back({file, error_line(e, Reader::line_of(doc)), "", "malformed definition: " + e.msg});
+      errors_.push_back({file, yaml::error_line(e, Reader::line_of(doc)), "", "malformed definition: " + e.msg});
     }
     if (def && errors_.size() == before) definitions_.emplace_back(document, std::move(*def));
   }
@@ -761,7 +761,7 @@ DefinitionLoad DefinitionLoader::finish() {
   for (const auto& [index, message] : library_->validate())
     for (const auto& check : checks_)
       if (check.expression == index) {
-        Diagnostic d = check.where;
+        yaml::Diagnostic d = check.where;
         d.message = "jq expression does not compile: " + one_line(message);
         out.errors.push_back(std::move(d));
         broken.insert(check.document);

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "mapper/catalog/definition.h"
-#include "mapper/catalog/diagnostic.h"
+#include "base/yaml/diagnostic.h"
 
 namespace wm::catalog {
 
 struct DefinitionLoad {
   std::vector<Definition> definitions;
-  Diagnostics errors;
+  yaml::Diagnostics errors;
 };
 
 // Loads any number of files, then compiles all their jq expressions at once (see JqLibrary).
@@ -29,7 +29,7 @@ class DefinitionLoader {
 
   struct PendingCheck {
     size_t expression;  // index in the library
-    Diagnostic where;   // message filled in if it fails
+    yaml::Diagnostic where;   // message filled in if it fails
     size_t document;    // which loaded document it belongs to
   };
 
@@ -37,7 +37,7 @@ class DefinitionLoader {
   std::shared_ptr<expr::JqLibrary> library_;
   std::vector<std::pair<size_t, Definition>> definitions_;  // with their document number
   std::vector<PendingCheck> checks_;
-  Diagnostics errors_;
+  yaml::Diagnostics errors_;
   size_t documents_ = 0;
 };
 

@@ -9,8 +9,8 @@
 #include <regex>
 #include <sstream>
 
-#include "mapper/catalog/yaml_guard.h"
-#include "mapper/json/json_writer.h"
+#include "base/yaml/yaml_guard.h"
+#include "base/json/json_writer.h"
 
 namespace wm::catalog {
 
@@ -107,31 +107,31 @@ void to_json(const YAML::Node& node, std::string& out) {
 
 }  // namespace
 
-std::vector<SourceDocument> read_documents(const std::string& text, const std::string& file, Diagnostics& errors) {
+std::vector<SourceDocument> read_documents(const std::string& text, const std::string& file, yaml::Diagnostics& errors) {
   std::vector<SourceDocument> out;
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
     out.push_back({text, file, 1});  // JSON: simdjson parses it as it is
     return out;
   }
-  if (auto deep = yaml_nesting_too_deep(text)) {
+  if (auto deep = yaml::yaml_nesting_too_deep(text)) {
     errors.push_back({file, 0, "", "refused: " + *deep});
     return out;
   }
   try {
-    for (const auto& doc : load_all_documents(text)) {
+    for (const auto& doc : yaml::load_all_documents(text)) {
       if (doc.IsNull()) continue;
       SourceDocument d{"", file, doc.Mark().line + 1};
       to_json(doc, d.json);
       out.push_back(std::move(d));
     }
   } catch (const YAML::Exception& e) {
-    errors.push_back({file, error_line(e), "", "invalid YAML: " + e.msg});
+    errors.push_back({file, yaml::error_line(e), "", "invalid YAML: " + e.msg});
   }
   return out;
 }
 
-std::vector<SourceDocument> read_document_file(const std::string& path, Diagnostics& errors) {
+std::vector<SourceDocument> read_document_file(const std::string& path, yaml::Diagnostics& errors) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     errors.push_back({path, 0, "", "cannot open the file"});

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/catalog/diagnostic.h"
+#include "base/yaml/diagnostic.h"
 
 namespace wm::catalog {
 
@@ -15,7 +15,7 @@ struct SourceDocument {
   int line = 0;  // where the document starts
 };
 
-std::vector<SourceDocument> read_documents(const std::string& text, const std::string& file, Diagnostics& errors);
-std::vector<SourceDocument> read_document_file(const std::string& path, Diagnostics& errors);
+std::vector<SourceDocument> read_documents(const std::string& text, const std::string& file, yaml::Diagnostics& errors);
+std::vector<SourceDocument> read_document_file(const std::string& path, yaml::Diagnostics& errors);
 
 }  // namespace wm::catalog

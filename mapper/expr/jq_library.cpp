@@ -9,8 +9,8 @@ extern "C" {
 #include <unordered_map>
 
 #include "mapper/expr/jq_watchdog.h"
-#include "mapper/json/jq_input.h"
-#include "mapper/json/json_pointer.h"
+#include "mapper/expr/jq_input.h"
+#include "base/json/json_pointer.h"
 
 namespace wm::expr {
 
@@ -89,7 +89,7 @@ bool path_to_pointer(jv path, std::string& pointer) {
 enum class RunStatus { Done, NotAPath };
 
 RunStatus run_state(jq_state* jq, size_t index, json::ObjectDocument& doc, bool paths, json::EvalResult& result) {
-  jv object = doc.jq_input().value;
+  jv object = jq_input(doc).value;
   jv input = jv_array_append(
       jv_array_append(jv_array_append(jv_array(), jv_number(static_cast<double>(index))), jv_bool(paths)),
       jv_copy(object));

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "mapper/json/object_document.h"
-#include "mapper/json/value.h"
+#include "base/json/object_document.h"
+#include "base/json/value.h"
 
 namespace wm::expr {
 

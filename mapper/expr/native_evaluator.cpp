@@ -8,8 +8,8 @@
 
 #include "mapper/expr/native_expression.h"
 #include "mapper/expr/native_node.h"
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_writer.h"
 
 namespace wm::expr {
 

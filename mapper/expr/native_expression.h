@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "mapper/json/object_document.h"
-#include "mapper/json/value.h"
+#include "base/json/object_document.h"
+#include "base/json/value.h"
 
 namespace wm::expr {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "mapper/json/object_document.h"
-#include "mapper/json/value.h"
+#include "base/json/object_document.h"
+#include "base/json/value.h"
 
 namespace wm::expr {
 

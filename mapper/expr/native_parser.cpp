@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "mapper/expr/native_node.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 
 namespace wm::expr {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "mapper/expr/jq_library.h"
 #include "mapper/expr/native_expression.h"
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_writer.h"
 
 namespace wm::view {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/json/json_patch.h"
+#include "base/json/json_patch.h"
 #include "mapper/view/workload_view.h"
 
 namespace wm::view {

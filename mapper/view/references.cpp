@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "mapper/json/json_read.h"
+#include "base/json/json_read.h"
 
 namespace wm::view {
 

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "common/result.h"
+#include "base/result.h"
 #include "mapper/catalog/definition.h"
-#include "mapper/json/object_document.h"
-#include "mapper/json/value.h"
+#include "base/json/object_document.h"
+#include "base/json/value.h"
 
 namespace wm::view {
 

@@ -1,6 +1,6 @@
 #include "mapper/view/resources.h"
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 
 namespace wm::view {
 

@@ -1,6 +1,6 @@
 #include "mapper/view/view_json.h"
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 #include "mapper/view/gangs.h"
 
 namespace wm::view {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_read.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_read.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/resources.h"
 #include "mapper/view/status.h"

@@ -12,7 +12,7 @@
 namespace wm::bench {
 
 inline std::string admission_review_for(const std::string& file) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   auto docs = catalog::read_document_file(file, errors);
   if (!errors.empty() || docs.empty()) {
     std::fprintf(stderr, "cannot read %s\n", file.c_str());

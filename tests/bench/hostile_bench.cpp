@@ -74,7 +74,7 @@ std::vector<std::string> seed_objects() {
   for (const auto& root : roots)
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       if (entry.path().extension() != ".yaml") continue;
-      wm::catalog::Diagnostics errors;
+      wm::yaml::Diagnostics errors;
       for (auto& document : wm::catalog::read_document_file(entry.path().string(), errors))
         objects.push_back(document.json);
     }

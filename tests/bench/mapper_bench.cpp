@@ -31,7 +31,7 @@ double percentile(std::vector<double> v, double p) {
 }
 
 std::string first_json(const std::string& path) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   auto docs = catalog::read_document_file(path, errors);
   if (!errors.empty() || docs.empty()) {
     std::fprintf(stderr, "cannot read %s\n", path.c_str());
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   std::vector<double> loads;
   catalog::Catalog catalog;
   for (int i = 0; i < 20; ++i) {
-    catalog::Diagnostics errors;
+    yaml::Diagnostics errors;
     auto t0 = Clock::now();
     catalog = catalog::Catalog::embedded(errors);
     loads.push_back(micros(Clock::now() - t0) / 1000.0);

@@ -34,10 +34,10 @@ using Clock = std::chrono::steady_clock;
 
 int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 20000;
-  wm::catalog::Diagnostics errors;
-  wm::webhook::AdmissionState state;
+  wm::yaml::Diagnostics errors;
+  wm::policy::AdmissionState state;
   state.catalog = std::make_shared<const wm::catalog::Catalog>(wm::catalog::Catalog::embedded(errors));
-  state.policy = std::make_shared<const wm::webhook::Policy>(wm::webhook::Policy::builtin());
+  state.policy = std::make_shared<const wm::policy::Policy>(wm::policy::Policy::builtin());
   if (!errors.empty()) {
     std::fprintf(stderr, "catalog: %s\n", errors.front().str().c_str());
     return 1;

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 #include "tests/cluster/cluster_support.h"
 #include "tests/support/test_support.h"
 

@@ -18,7 +18,7 @@
 #include <set>
 #include <thread>
 
-#include "mapper/json/json_read.h"
+#include "base/json/json_read.h"
 #include "tests/cluster/cluster_support.h"
 #include "tests/support/test_support.h"
 

@@ -9,7 +9,7 @@
 #include "mapper/view/gangs.h"
 #include "mapper/view/workload_view.h"
 #include "tests/support/test_support.h"
-#include "webhook/policy.h"
+#include "policy/policy.h"
 
 namespace wm::test {
 
@@ -71,13 +71,13 @@ std::string jobset_yaml(const JobSetShape& shape) {
 }
 
 std::vector<long long> profile_gangs(const ParsedObject& object, const std::string& profile_name, bool whole_workload) {
-  static const webhook::Policy policy = webhook::Policy::builtin();
-  const webhook::SchedulerProfile* profile = policy.profile(profile_name);
+  static const policy::Policy policy = policy::Policy::builtin();
+  const policy::SchedulerProfile* profile = policy.profile(profile_name);
   REQUIRE(profile);
   auto match = builtin_catalog().find(object.api_version, object.kind);
   REQUIRE(match.definition);
   const view::WorkloadView view = view::build_view(
-      *match.definition, *object.doc, webhook::view_options_for(*profile, match.definition->gvk.group, object.kind));
+      *match.definition, *object.doc, policy::view_options_for(*profile, match.definition->gvk.group, object.kind));
   std::vector<long long> out;
   for (const auto& g : view::expanded_gangs(view.gangs, 1000)) out.push_back(g.min_member);
   if (whole_workload && out.size() == 1 && out[0] > 0) out[0] = view.total_pods;

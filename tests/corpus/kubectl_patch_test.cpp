@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_writer.h"
 #include "mapper/view/pod_edits.h"
 #include "tests/support/test_support.h"
 

@@ -13,7 +13,7 @@
 
 #include "mapper/catalog/definition_loader.h"
 #include "mapper/catalog/documents.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 #include "mapper/view/status.h"
 #include "tests/support/test_support.h"
 
@@ -48,7 +48,7 @@ int check_recordings(const DefinitionFor& definition_for, const Deliberate& deli
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     INFO(path.filename().string());
-    catalog::Diagnostics errors;
+    yaml::Diagnostics errors;
     auto documents = catalog::read_document_file(path.string(), errors);
     REQUIRE(errors.empty());
     REQUIRE(documents.size() == 1);

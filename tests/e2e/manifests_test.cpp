@@ -6,7 +6,7 @@
 #include <set>
 
 #include "tests/support/test_support.h"
-#include "webhook/policy.h"
+#include "policy/policy.h"
 
 using namespace wm;
 using namespace wm::test;
@@ -101,8 +101,8 @@ TEST_CASE("the base renders every object a cluster-wide webhook needs") {
 
   // The policy ConfigMap is one the server loads.
   std::string policy = str(base.find("ConfigMap", "workload-map-policy")->root, "/data/policy.yaml");
-  catalog::Diagnostics errors;
-  CHECK(webhook::Policy::load(policy, "ConfigMap workload-map-policy", errors).has_value());
+  yaml::Diagnostics errors;
+  CHECK(policy::Policy::load(policy, "ConfigMap workload-map-policy", errors).has_value());
   for (const auto& e : errors) FAIL(e.str());
   CHECK(str(base.find("CustomResourceDefinition")->root, "/spec/names/kind") == "Karta");
 }

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <thread>
 
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_writer.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/workload_view.h"
 #include "tests/e2e/webhook_test_support.h"

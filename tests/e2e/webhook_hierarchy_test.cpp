@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 #include "tests/e2e/webhook_test_support.h"
 
 using namespace wm;

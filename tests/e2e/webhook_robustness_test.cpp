@@ -12,7 +12,7 @@
 #include <fstream>
 #include <thread>
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 #include "tests/e2e/webhook_test_support.h"
 
 using namespace wm;

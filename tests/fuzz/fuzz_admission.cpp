@@ -12,16 +12,16 @@
 #include <vector>
 
 #include "webhook/admission.h"
-#include "webhook/embedded_policy.h"
+#include "policy/embedded_policy.h"
 
 namespace {
 
-std::vector<wm::webhook::AdmissionState> states() {
-  wm::catalog::Diagnostics errors;
+std::vector<wm::policy::AdmissionState> states() {
+  wm::yaml::Diagnostics errors;
   auto catalog = std::make_shared<wm::catalog::Catalog>(wm::catalog::Catalog::embedded(errors));
-  std::vector<wm::webhook::AdmissionState> out{
-      {catalog, std::make_shared<wm::webhook::Policy>(wm::webhook::Policy::builtin())}};
-  const std::string text(wm::webhook::embedded_policy_text());
+  std::vector<wm::policy::AdmissionState> out{
+      {catalog, std::make_shared<wm::policy::Policy>(wm::policy::Policy::builtin())}};
+  const std::string text(wm::policy::embedded_policy_text());
   const std::string profiles = text.substr(0, text.find("\nrules:"));
   for (const auto& profile : YAML::Load(text)["schedulerProfiles"]) {
     const std::string rules = "\nrules:\n- name: all\n  profile: " + profile.first.as<std::string>() +
@@ -30,9 +30,9 @@ std::vector<wm::webhook::AdmissionState> states() {
                               "    resources: {nvidia.com/gpu: 8, cpu: 100}\n    maxPods: 64\n"
                               "    requireQueue: true\n    allowedSchedulers: [kai-scheduler, volcano]\n"
                               "    requireRequestsWithGPUs: true\n    forbidSchedulerOverride: true\n";
-    auto policy = wm::webhook::Policy::load(profiles + rules, "fuzz-policy.yaml", errors);
+    auto policy = wm::policy::Policy::load(profiles + rules, "fuzz-policy.yaml", errors);
     if (!policy) throw std::runtime_error("fuzz_admission: a profile's policy does not load");
-    out.push_back({catalog, std::make_shared<wm::webhook::Policy>(std::move(*policy))});
+    out.push_back({catalog, std::make_shared<wm::policy::Policy>(std::move(*policy))});
   }
   return out;
 }
@@ -40,7 +40,7 @@ std::vector<wm::webhook::AdmissionState> states() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::vector<wm::webhook::AdmissionState> all = states();
+  static const std::vector<wm::policy::AdmissionState> all = states();
   static simdjson::dom::parser parser;
   std::string_view body(reinterpret_cast<const char*>(data), size);
   for (const auto& state : all) {

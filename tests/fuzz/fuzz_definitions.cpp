@@ -9,7 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   wm::catalog::load_definitions(text, "fuzz.yaml");
-  wm::catalog::Diagnostics errors;
+  wm::yaml::Diagnostics errors;
   wm::catalog::read_documents(text, "fuzz.yaml", errors);
   return 0;
 }

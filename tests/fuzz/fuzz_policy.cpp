@@ -4,14 +4,14 @@
 #include <cstdint>
 #include <string>
 
-#include "webhook/policy.h"
+#include "policy/policy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  wm::catalog::Diagnostics errors;
-  if (auto policy = wm::webhook::Policy::load(text, "fuzz-policy.yaml", errors)) {
+  wm::yaml::Diagnostics errors;
+  if (auto policy = wm::policy::Policy::load(text, "fuzz-policy.yaml", errors)) {
     if (const auto* rule = policy->match("team-a", "jobset.x-k8s.io", "JobSet"); rule && rule->profile)
-      wm::webhook::Policy::edits_for(*rule->profile, "", "Pod");
+      wm::policy::Policy::edits_for(*rule->profile, "", "Pod");
   }
   return 0;
 }

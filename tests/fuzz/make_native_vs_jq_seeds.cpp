@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     if (!text.str().empty()) objects.push_back(text.str());
   }
   if (objects.empty()) return 1;
-  wm::catalog::Diagnostics errors;
+  wm::yaml::Diagnostics errors;
   wm::catalog::Catalog catalog = wm::catalog::Catalog::embedded(errors);
   size_t n = 0;
   for (const auto& definition : catalog.definitions())

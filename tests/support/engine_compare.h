@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "mapper/expr/path_expression.h"
-#include "mapper/json/object_document.h"
-#include "mapper/json/value.h"
+#include "base/json/object_document.h"
+#include "base/json/value.h"
 
 namespace wm::test {
 

@@ -18,7 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 #include "tests/support/test_support.h"
 
 extern char** environ;

@@ -29,7 +29,7 @@ std::vector<std::string> corpus_files() { return yaml_files_under(corpus_dir());
 
 const catalog::Catalog& builtin_catalog() {
   static const catalog::Catalog catalog = [] {
-    catalog::Diagnostics errors;
+    yaml::Diagnostics errors;
     catalog::Catalog c = catalog::Catalog::embedded(errors);
     for (const auto& e : errors) FAIL(e.str());
     return c;
@@ -54,7 +54,7 @@ ParsedObject parse_source(catalog::SourceDocument source) {
   return p;
 }
 
-std::vector<ParsedObject> parse_all(std::vector<catalog::SourceDocument> sources, const catalog::Diagnostics& errors) {
+std::vector<ParsedObject> parse_all(std::vector<catalog::SourceDocument> sources, const yaml::Diagnostics& errors) {
   for (const auto& e : errors) FAIL(e.str());
   std::vector<ParsedObject> out;
   for (auto& s : sources) out.push_back(parse_source(std::move(s)));
@@ -64,13 +64,13 @@ std::vector<ParsedObject> parse_all(std::vector<catalog::SourceDocument> sources
 }  // namespace
 
 std::vector<ParsedObject> parse_file(const std::string& path) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   auto sources = catalog::read_document_file(path, errors);
   return parse_all(std::move(sources), errors);
 }
 
 void hold_objects(view::ReferenceStore& store, const std::vector<std::string>& paths) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   for (const auto& path : paths)
     for (auto& document : catalog::read_document_file(path, errors))
       (void)store.put(std::move(document.json));  // unheld: a workload with only generateName, which nothing names
@@ -79,7 +79,7 @@ void hold_objects(view::ReferenceStore& store, const std::vector<std::string>& p
 ParsedObject parse_json(const std::string& json, const std::string& label) { return parse_source({json, label, 1}); }
 
 std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string& label) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   auto sources = catalog::read_documents(yaml, label, errors);
   return parse_all(std::move(sources), errors);
 }

@@ -9,8 +9,8 @@
 
 #include "mapper/catalog/catalog.h"
 #include "mapper/catalog/documents.h"
-#include "mapper/json/object_document.h"
-#include "mapper/json/value.h"
+#include "base/json/object_document.h"
+#include "base/json/value.h"
 #include "mapper/view/references.h"
 
 namespace wm::test {

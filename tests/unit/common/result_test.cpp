@@ -1,4 +1,4 @@
-#include "common/result.h"
+#include "base/result.h"
 
 #include <catch2/catch.hpp>
 #include <memory>

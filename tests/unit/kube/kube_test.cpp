@@ -18,7 +18,7 @@
 #include "mapper/catalog/definition_loader.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
-#include "webhook/state_store.h"
+#include "policy/state_store.h"
 
 using namespace wm;
 using namespace std::chrono_literals;
@@ -366,11 +366,11 @@ TEST_CASE("definitions from Karta objects: ready only once listed, over the buil
     REQUIRE(load.errors.empty());
     return std::make_shared<const catalog::Definition>(std::move(load.definitions.front()));
   };
-  auto file_of_jobset = [](const webhook::StateStore& state) {
+  auto file_of_jobset = [](const policy::StateStore& state) {
     return state.current().catalog->find("jobset.x-k8s.io/v1alpha2", "JobSet").definition->file;
   };
   {
-    webhook::StateStore state({});
+    policy::StateStore state({});
     std::vector<std::string> errors;
     REQUIRE(state.load(errors));
     state.expect_cluster_definitions();
@@ -384,7 +384,7 @@ TEST_CASE("definitions from Karta objects: ready only once listed, over the buil
     CHECK(file_of_jobset(state) == "definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml");
   }
   const std::string dir = dir_with({{"jobset.yaml", jobset}});
-  webhook::StateStore state({"", {dir}});
+  policy::StateStore state({"", {dir}});
   std::vector<std::string> errors;
   REQUIRE(state.load(errors));
   state.set_cluster_definitions({karta_definition()});

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "mapper/json/json_writer.h"
+#include "base/json/json_writer.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 
@@ -20,11 +20,11 @@ struct Answer {
 // `references`: what the cluster side holds (queues among them); none by default, as the CLI has.
 Answer answer(Endpoint endpoint, const std::string& object_yaml, const std::string& rules,
               std::shared_ptr<const view::ReferenceStore> references = nullptr) {
-  catalog::Diagnostics errors;
-  auto policy = Policy::load(test::policy_with_rules(rules), "policy.yaml", errors);
+  yaml::Diagnostics errors;
+  auto policy = policy::Policy::load(test::policy_with_rules(rules), "policy.yaml", errors);
   REQUIRE(policy);
-  AdmissionState state{std::make_shared<const catalog::Catalog>(catalog::Catalog::embedded(errors)),
-                       std::make_shared<const Policy>(std::move(*policy))};
+  policy::AdmissionState state{std::make_shared<const catalog::Catalog>(catalog::Catalog::embedded(errors)),
+                       std::make_shared<const policy::Policy>(std::move(*policy))};
   state.references = std::move(references);
   REQUIRE(errors.empty());
   auto objects = test::parse_yaml(object_yaml);

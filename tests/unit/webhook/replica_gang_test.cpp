@@ -5,15 +5,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "mapper/json/json_patch_apply.h"
-#include "mapper/json/json_writer.h"
+#include "mapper/expr/json_patch_apply.h"
+#include "base/json/json_writer.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/workload_view.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 #include "webhook/admission.h"
-#include "webhook/gang_values.h"
-#include "webhook/policy.h"
+#include "policy/gang_values.h"
+#include "policy/policy.h"
 
 namespace wm {
 namespace {
@@ -40,12 +40,12 @@ struct Admitted {
 class Admission {
  public:
   explicit Admission(const std::string& profile) {
-    catalog::Diagnostics errors;
-    auto policy = webhook::Policy::load(
+    yaml::Diagnostics errors;
+    auto policy = policy::Policy::load(
         test::policy_with_rules("- name: all\n  profile: " + profile + "\n  queue: {value: q1}\n"), "policy.yaml",
         errors);
     REQUIRE(policy);
-    state_.policy = std::make_shared<const webhook::Policy>(std::move(*policy));
+    state_.policy = std::make_shared<const policy::Policy>(std::move(*policy));
     state_.catalog = std::shared_ptr<const catalog::Catalog>(&test::builtin_catalog(), [](const catalog::Catalog*) {});
   }
 
@@ -67,10 +67,10 @@ class Admission {
     return out;
   }
 
-  const webhook::AdmissionState& state() const { return state_; }
+  const policy::AdmissionState& state() const { return state_; }
 
  private:
-  webhook::AdmissionState state_;
+  policy::AdmissionState state_;
   simdjson::dom::parser parser_;
 };
 
@@ -137,10 +137,10 @@ TEST_CASE("a LeaderWorkerSet under coscheduling: each group's pods name a gang a
   const catalog::Definition& lws_definition =
       *admission.state().catalog->find(stored.api_version, stored.kind).definition;
   const view::WorkloadView view = view::build_view(lws_definition, *stored.doc);
-  const webhook::SchedulerProfile* profile = admission.state().policy->profile("coscheduling");
+  const policy::SchedulerProfile* profile = admission.state().policy->profile("coscheduling");
   REQUIRE(profile);
-  const auto objects = webhook::pod_group_objects(
-      *webhook::Policy::edits_for(*profile, "leaderworkerset.x-k8s.io", "LeaderWorkerSet").pod_group, view,
+  const auto objects = policy::pod_group_objects(
+      *policy::Policy::edits_for(*profile, "leaderworkerset.x-k8s.io", "LeaderWorkerSet").pod_group, view,
       profile->gang_rule, stored.root, "serve", "q1");
   REQUIRE(objects.size() == 3);
   for (int group = 0; group < 3; ++group) {

@@ -76,7 +76,7 @@ TEST_CASE("the built-in catalog loads cleanly and covers the mission's workload 
 }
 
 TEST_CASE("a directory's definitions override the embedded ones of the same kind") {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   catalog::Catalog catalog = catalog::Catalog::embedded(errors);
   catalog::Catalog extra;
   catalog::DefinitionLoad load = catalog::load_definitions(R"(

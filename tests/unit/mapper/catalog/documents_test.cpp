@@ -8,7 +8,7 @@
 using namespace wm;
 
 static std::string json_of(const std::string& yaml) {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   auto docs = catalog::read_documents(yaml, "t.yaml", errors);
   REQUIRE(errors.empty());
   REQUIRE(docs.size() == 1);
@@ -22,7 +22,7 @@ TEST_CASE("YAML scalars get Kubernetes' types") {
 }
 
 TEST_CASE("several documents, empty ones skipped, with their lines") {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   auto docs = catalog::read_documents("---\na: 1\n---\n---\nb: 2\n", "t.yaml", errors);
   REQUIRE(docs.size() == 2);
   CHECK(docs[1].json == R"({"b":2})");
@@ -30,7 +30,7 @@ TEST_CASE("several documents, empty ones skipped, with their lines") {
 }
 
 TEST_CASE("malformed YAML names file and line") {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   catalog::read_documents("a: 1\nb: [unclosed\n", "bad.yaml", errors);
   REQUIRE(errors.size() == 1);
   CHECK_THAT(errors[0].str(), Catch::StartsWith("bad.yaml:"));
@@ -41,19 +41,19 @@ TEST_CASE("malformed YAML names file and line") {
 TEST_CASE("a comma where a document starts is refused with its line and not parsed forever") {
   for (const auto& [text, line] :
        std::vector<std::pair<std::string, size_t>>{{",", 1}, {"# comment\n  ,x: 1\n", 2}, {"a: 1\n---\n,\n", 3}}) {
-    catalog::Diagnostics errors;
+    yaml::Diagnostics errors;
     CHECK(catalog::read_documents(text, "c.yaml", errors).empty());  // the file is refused, as for any YAML error
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].str() ==
           "c.yaml:" + std::to_string(line) + ": invalid YAML: a ',' outside [ ] or { } cannot start a value");
   }
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   CHECK(catalog::read_documents("a: b\n  ,c\n", "c.yaml", errors).size() == 1);  // inside a plain scalar: "b ,c"
   CHECK(errors.empty());
 }
 
 TEST_CASE("JSON input is taken as it is") {
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   auto docs = catalog::read_documents(R"({"kind":"Pod"})", "p.json", errors);
   REQUIRE(docs.size() == 1);
   CHECK(docs[0].json == R"({"kind":"Pod"})");
@@ -61,7 +61,7 @@ TEST_CASE("JSON input is taken as it is") {
 
 TEST_CASE("a document whose aliases expand past 4 MiB of JSON is refused, quickly and in little memory") {
   const std::string yaml = test::read_file(test::source_path("tests/fuzz/regressions/definitions/billion-laughs.yaml"));
-  catalog::Diagnostics errors;
+  yaml::Diagnostics errors;
   const auto started = std::chrono::steady_clock::now();
   auto docs = catalog::read_documents(yaml, "laughs.yaml", errors);
   // 0.1 s in a release build, under a second with ASan; unbounded, it ran out of 2 GiB.

@@ -32,15 +32,15 @@ TEST_CASE("fuzzer regressions: definitions and manifests are refused, not crashe
     INFO(name);
     catalog::DefinitionLoad load = catalog::load_definitions(text, name);
     CHECK_FALSE(load.errors.empty());
-    catalog::Diagnostics errors;
+    yaml::Diagnostics errors;
     catalog::read_documents(text, name, errors);
   }
 }
 
 TEST_CASE("fuzzer regressions: AdmissionReviews get an answer") {
-  catalog::Diagnostics errors;
-  webhook::AdmissionState state{std::make_shared<catalog::Catalog>(catalog::Catalog::embedded(errors)),
-                                std::make_shared<webhook::Policy>(webhook::Policy::builtin())};
+  yaml::Diagnostics errors;
+  policy::AdmissionState state{std::make_shared<catalog::Catalog>(catalog::Catalog::embedded(errors)),
+                                std::make_shared<policy::Policy>(policy::Policy::builtin())};
   simdjson::dom::parser parser;
   for (const auto& [name, body] : inputs("admission")) {
     INFO(name);

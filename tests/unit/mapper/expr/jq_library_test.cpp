@@ -13,7 +13,7 @@ extern "C" {
 #include <vector>
 
 #include "mapper/expr/jq_library.h"
-#include "mapper/json/jq_input.h"
+#include "mapper/expr/jq_input.h"
 
 namespace {
 
@@ -36,7 +36,7 @@ Run run(const std::string& expression, const std::string& object, bool want_poin
   wm::json::EvalResult result = library.run(0, doc, want_pointers);  // its values live as long as `doc`
   for (const auto& value : result.values) out.values.push_back({value.json(), value.has_pointer ? value.pointer : ""});
   out.error = result.error;
-  out.references_after = jv_get_refcnt(doc.jq_input().value);
+  out.references_after = jv_get_refcnt(wm::expr::jq_input(doc).value);
   return out;
 }
 

@@ -1,4 +1,4 @@
-#include "mapper/json/json_patch.h"
+#include "base/json/json_patch.h"
 
 #include <catch2/catch.hpp>
 

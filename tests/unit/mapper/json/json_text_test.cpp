@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "mapper/json/json_pointer.h"
-#include "mapper/json/json_writer.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_writer.h"
 
 using namespace wm;
 

@@ -5,7 +5,7 @@
 #include "mapper/view/gangs.h"
 #include "mapper/view/workload_view.h"
 #include "tests/support/test_support.h"
-#include "webhook/policy.h"
+#include "policy/policy.h"
 
 namespace wm {
 namespace {
@@ -24,10 +24,10 @@ Counted counted(const std::string& yaml, const std::string& profile = "") {
   REQUIRE(match.definition);
   view::ViewOptions options;
   if (!profile.empty()) {
-    const webhook::Policy policy = webhook::Policy::builtin();
-    const webhook::SchedulerProfile* p = policy.profile(profile);
+    const policy::Policy policy = policy::Policy::builtin();
+    const policy::SchedulerProfile* p = policy.profile(profile);
     REQUIRE(p);
-    options = webhook::view_options_for(*p, match.definition->gvk.group, objects[0].kind);
+    options = policy::view_options_for(*p, match.definition->gvk.group, objects[0].kind);
   }
   view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc, options);
   INFO(view.problems.size() << " warnings" << (view.problems.empty() ? "" : ": " + view.problems[0]));

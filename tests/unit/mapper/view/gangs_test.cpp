@@ -7,7 +7,7 @@
 #include "mapper/catalog/definition_loader.h"
 #include "mapper/view/workload_view.h"
 #include "tests/support/test_support.h"
-#include "webhook/policy.h"
+#include "policy/policy.h"
 
 namespace wm {
 namespace {
@@ -728,11 +728,11 @@ workerGroupSpecs:
     REQUIRE(objects.size() == 1);
     auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
     REQUIRE(match.definition);
-    const webhook::Policy policy = webhook::Policy::builtin();
-    const webhook::SchedulerProfile* profile = policy.profile(profile_name);
+    const policy::Policy policy = policy::Policy::builtin();
+    const policy::SchedulerProfile* profile = policy.profile(profile_name);
     REQUIRE(profile);
     view::WorkloadView view =
-        view::build_view(*match.definition, *objects[0].doc, webhook::view_options_for(*profile, "ray.io", kind));
+        view::build_view(*match.definition, *objects[0].doc, policy::view_options_for(*profile, "ray.io", kind));
     INFO(kind << " " << spec_extra << " numOfHosts " << hosts << " under " << profile_name);
     REQUIRE(view.problems.empty());
     REQUIRE(view.gangs.size() == 1);

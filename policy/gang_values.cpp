@@ -1,0 +1,141 @@
+#include "policy/gang_values.h"
+
+#include <algorithm>
+
+#include "base/json/json_writer.h"
+#include "mapper/view/resources.h"
+#include "mapper/view/view_json.h"
+
+namespace wm::policy {
+
+namespace {
+
+// The pod spec of a template-shaped instance; fragmented specs have no single place for these fields.
+std::optional<simdjson::dom::element> pod_spec_of(const view::InstanceView& i, simdjson::dom::element root) {
+  std::string at;
+  if (i.shape == view::PodShape::PodTemplate)
+    at = i.location + "/spec";
+  else if (i.shape == view::PodShape::PodSpec)
+    at = i.location;
+  else
+    return std::nullopt;
+  simdjson::dom::element spec;
+  if (root.at_pointer(at).get(spec) != simdjson::SUCCESS || !spec.is_object()) return std::nullopt;
+  return spec;
+}
+
+void copy_field(std::string& out, simdjson::dom::element spec, const char* key, const char* empty) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+  simdjson::dom::element value;
+  if (spec.get_object().value_unsafe().at_key(key).get(value) == simdjson::SUCCESS && !value.is_null())
+    out += simdjson::to_string(value);
+  else
+    out += empty;
+}
+
+}  // namespace
+
+std::string task_groups_json(const std::vector<view::GangMember>& members, simdjson::dom::element root) {
+  // Pods name their task group by their template ({{instance}}), and a template shared by several members (a
+  // LeaderWorkerSet without a leaderTemplate) is written by each in turn, so its pods name the last: one task group
+  // for them, with all of their minimums. Otherwise YuniKorn keeps placeholders for a group no pod names.
+  struct TaskGroup {
+    const view::InstanceView* instance;
+    long long min_member;
+  };
+  std::vector<TaskGroup> groups;
+  for (const auto& m : members) {
+    auto same = std::find_if(groups.begin(), groups.end(),
+                             [&](const TaskGroup& t) { return t.instance->location == m.instance->location; });
+    if (same == groups.end()) {
+      groups.push_back({m.instance, m.min_member});
+    } else {
+      same->instance = m.instance;
+      same->min_member += m.min_member;
+    }
+  }
+  std::string out = "[";
+  for (const auto& t : groups) {
+    // YuniKorn refuses a task group of minMember 0, and with it the app's whole gang (yunikorn-k8shim
+    // GetTaskGroupsFromAnnotation: "can't get taskGroup MinMember"). Pods that need no placeholder keep naming their
+    // group, as the Spark operator's executors do when it leaves theirs out (internal/scheduler/yunikorn).
+    if (t.min_member <= 0) continue;
+    if (out.size() > 1) out.push_back(',');
+    out += "{\"name\":";
+    json::append_json_string(out, t.instance->id);
+    out += ",\"minMember\":" + std::to_string(t.min_member) + ",\"minResource\":";
+    out += view::resources_json(t.instance->pod_requests);
+    if (auto spec = pod_spec_of(*t.instance, root)) {
+      copy_field(out, *spec, "nodeSelector", "{}");
+      copy_field(out, *spec, "tolerations", "[]");
+    }
+    out.push_back('}');
+  }
+  return out + "]";
+}
+
+std::string task_min_members_json(const std::vector<view::GangMember>& members) {
+  // Pods name their task by their template ({{instance}}), so members that share one template (a LeaderWorkerSet
+  // without a leaderTemplate: leader and workers) all name one task, and a minimum per member asks for pods that
+  // never come: Volcano's gang check fails for ever ("Not enough valid pods of each task"). No task minimums then.
+  for (size_t a = 0; a < members.size(); ++a)
+    for (size_t b = a + 1; b < members.size(); ++b)
+      if (members[a].instance->location == members[b].instance->location) return {};
+  std::string out = "{";
+  for (const auto& m : members) {
+    if (out.size() > 1) out.push_back(',');
+    json::append_json_string(out, m.instance->id);
+    out += ":" + std::to_string(m.min_member);
+  }
+  return out + "}";
+}
+
+std::string first_priority_class(const view::WorkloadView& view, simdjson::dom::element root) {
+  std::string_view name;
+  for (const auto& c : view.components)
+    for (const auto& i : c.instances)
+      if (i.fields.priority_class_name &&
+          root.at_pointer(*i.fields.priority_class_name).get_string().get(name) == simdjson::SUCCESS && !name.empty())
+        return std::string(name);
+  return {};
+}
+
+std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, const view::WorkloadView& view,
+                                           view::GangRule rule, simdjson::dom::element root,
+                                           const std::string& workload_name, const std::string& queue) {
+  const std::string priority_class = first_priority_class(view, root);
+  TemplateValues values;
+  values.name = workload_name;
+  values.namespace_name = view.namespace_name;
+  values.kind = view.gvk.kind;
+  values.queue = queue;
+  values.priority_class_name = priority_class;
+  values.pods = view.total_pods;
+  values.gpus = view::gpu_count(view.total_requests);
+  std::vector<std::string> out;
+  for (const auto& g : view.gangs) {
+    if (g.made_by_operator) continue;  // the operator makes its own gangs' objects
+    const std::string name = view::gang_object_name(workload_name, view.gangs, g);
+    auto members = view::gang_members(g, view.components, rule);
+    const std::string resources = view::resources_json(view::gang_min_resources(members));
+    const std::string task_mins = task_min_members_json(members);
+    values.gang_size = g.min_member;
+    if (g.replica_key_path.empty()) {
+      values.group = name;
+      out.push_back(pod_group.render_json(values, {resources, task_mins}));
+      continue;
+    }
+    // One per replica, named as each pod's admission names its copy: "<name>-<replica key>". The replica keys of the
+    // catalog's replicated kinds are the replica's index (LeaderWorkerSet's group-index, Grove's replica-index).
+    for (long long r = 0; r < g.copies; ++r) {
+      const std::string copy = name + "-" + std::to_string(r);
+      values.group = copy;
+      out.push_back(pod_group.render_json(values, {resources, task_mins}));
+    }
+  }
+  return out;
+}
+
+}  // namespace wm::policy

@@ -1,0 +1,39 @@
+// An object a profile describes as data (the PodGroup a scheduler needs per gang): a YAML tree whose string leaves
+// are value templates. A leaf that is a single count ({{gangSize}}, {{pods}}, {{gpus}}) becomes a number, a leaf
+// that is a single object variable ({{gangResources}}, {{taskMinMembers}}) becomes that object, and a leaf that
+// renders empty (no queue, say) is left out with its key.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/value_template.h"
+
+namespace YAML {
+class Node;
+}
+
+namespace wm::policy {
+
+// Per-gang JSON values only an object template can hold.
+struct ObjectValues {
+  std::string_view gang_resources;    // {"cpu": "24", ...}: what the gang's minimum asks for
+  std::string_view task_min_members;  // {"<instance>": n, ...}
+};
+
+class ObjectTemplate {
+ public:
+  // Refuses unknown variables, naming the field in `error`.
+  static Result<ObjectTemplate> parse(const YAML::Node& node, const std::string& field);
+  std::string render_json(const TemplateValues& values, const ObjectValues& objects) const;
+
+  struct Node;
+
+ private:
+  std::shared_ptr<const Node> root_;
+};
+
+}  // namespace wm::policy

@@ -1,0 +1,348 @@
+#include "policy/policy.h"
+
+#include <fnmatch.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "base/yaml/yaml_guard.h"
+#include "base/yaml/yaml_reader.h"
+#include "policy/embedded_policy.h"
+
+namespace wm::policy {
+
+namespace {
+
+// The policy's reader: YamlReader's fields, and the profiles' edits and the rules' limits.
+class PolicyReader : public yaml::YamlReader {
+ public:
+  using yaml::YamlReader::YamlReader;
+
+  TemplatePairs templates(const YAML::Node& node, const std::string& field, std::vector<std::string>* removed) {
+    TemplatePairs out;
+    if (!node.IsDefined() || node.IsNull()) return out;
+    if (!node.IsMap()) {
+      error(node, field, "must map keys to values");
+      return out;
+    }
+    for (const auto& e : node) {
+      if (e.second.IsNull()) {  // an override taking a key of its profile out
+        if (removed)
+          removed->push_back(e.first.Scalar());
+        else
+          error(e.second, field + "." + e.first.Scalar(), "null removes a key, which only an override can do");
+        continue;
+      }
+      auto t = ValueTemplate::parse(e.second.Scalar());
+      if (!t)
+        error(e.second, field + "." + e.first.Scalar(), t.error());
+      else
+        out.emplace_back(e.first.Scalar(), std::move(*t));
+    }
+    return out;
+  }
+
+  ProfileEdits edits(const YAML::Node& node, const std::string& field, bool is_override) {
+    ProfileEdits e;
+    if (node["schedulerName"].IsDefined()) e.scheduler_name = node["schedulerName"].Scalar();
+    if (YAML::Node m = node["minimums"]; m.IsDefined()) {
+      if (m.IsScalar() && !m.Scalar().empty())
+        e.minimums = m.Scalar();
+      else
+        error(m, field + ".minimums", "must name the definitions' minimums (their workload-map.io/minimums)");
+    }
+    auto removed = [&](std::vector<std::string>& list) { return is_override ? &list : nullptr; };
+    e.pod_labels = templates(node["podLabels"], field + ".podLabels", removed(e.removed_pod_labels));
+    e.pod_annotations =
+        templates(node["podAnnotations"], field + ".podAnnotations", removed(e.removed_pod_annotations));
+    e.workload_labels =
+        templates(node["workloadLabels"], field + ".workloadLabels", removed(e.removed_workload_labels));
+    e.workload_annotations =
+        templates(node["workloadAnnotations"], field + ".workloadAnnotations", removed(e.removed_workload_annotations));
+    if (YAML::Node pg = node["podGroup"]; pg.IsDefined()) {
+      if (pg.IsNull() && is_override) {
+        e.removes_pod_group = true;
+      } else if (auto t = ObjectTemplate::parse(pg, field + ".podGroup")) {
+        e.pod_group = std::make_shared<const ObjectTemplate>(std::move(*t));
+      } else {
+        error(pg, field + ".podGroup",
+              pg.IsNull() ? "null drops the profile's podGroup, which only an override can do" : t.error());
+      }
+    }
+    e.note_costly_values();
+    return e;
+  }
+
+  QueueSource queues(const YAML::Node& node, const std::string& field) {
+    QueueSource q;
+    if (!node.IsDefined() || !map(node, field, {"apiVersion", "kind", "default"})) return q;
+    if (node["default"].IsDefined()) q.default_name = node["default"].Scalar();
+    const bool has_api_version = node["apiVersion"].IsDefined(), has_kind = node["kind"].IsDefined();
+    if (has_api_version != has_kind) {
+      error(node, field, "names the queues' object by apiVersion and kind together");
+      return q;
+    }
+    if (!has_kind) return q;
+    const std::string api_version = node["apiVersion"].Scalar();
+    const auto slash = api_version.find('/');
+    q.object.group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    q.object.version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    q.object.kind = node["kind"].Scalar();
+    return q;
+  }
+
+  Limits limits(const YAML::Node& node, const std::string& field) {
+    Limits l;
+    if (!node.IsDefined() || node.IsNull()) return l;
+    if (!map(node, field,
+             {"resources", "maxPods", "requireQueue", "allowedSchedulers", "requireRequestsWithGPUs",
+              "forbidSchedulerOverride", "refuseUnmeetableGangs"}))
+      return l;
+    if (YAML::Node r = node["resources"]; r.IsDefined()) {
+      if (!r.IsMap()) error(r, field + ".resources", "must map resource names to quantities");
+      for (const auto& e : r) {
+        auto q = view::Quantity::parse(e.second.Scalar());
+        if (!q)
+          error(e.second, field + ".resources." + e.first.Scalar(), "is not a quantity");
+        else
+          l.resources.emplace(e.first.Scalar(), *q);
+      }
+    }
+    if (YAML::Node m = node["maxPods"]; m.IsDefined()) {
+      try {
+        l.max_pods = m.as<long long>();
+      } catch (const YAML::Exception&) {
+        error(m, field + ".maxPods", "must be a whole number");
+      }
+    }
+    l.require_queue = boolean(node["requireQueue"], field + ".requireQueue", false);
+    l.allowed_schedulers = strings(node["allowedSchedulers"], field + ".allowedSchedulers");
+    l.require_requests_with_gpus = boolean(node["requireRequestsWithGPUs"], field + ".requireRequestsWithGPUs", false);
+    l.forbid_scheduler_override = boolean(node["forbidSchedulerOverride"], field + ".forbidSchedulerOverride", false);
+    l.refuse_unmeetable_gangs = boolean(node["refuseUnmeetableGangs"], field + ".refuseUnmeetableGangs", false);
+    return l;
+  }
+};
+
+// One entry of schedulerProfiles, its overrides merged in once so that admission only picks one; null when its keys
+// are wrong (reported).
+std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
+  const std::string field = "schedulerProfiles." + name;
+  if (!r.map(node, field,
+             {"schedulerName", "gangRule", "minimums", "queues", "podLabels", "podAnnotations", "workloadLabels",
+              "workloadAnnotations", "podGroup", "overrides"}))
+    return nullptr;
+  auto profile = std::make_unique<SchedulerProfile>();
+  profile->name = name;
+  profile->edits = r.edits(node, field, false);
+  profile->queues = r.queues(node["queues"], field + ".queues");
+  if (YAML::Node rule = node["gangRule"]; rule.IsDefined()) {
+    auto parsed = rule.IsScalar() ? view::gang_rule_from_name(rule.Scalar()) : std::nullopt;
+    if (parsed)
+      profile->gang_rule = *parsed;
+    else
+      r.error(rule, field + ".gangRule", "must be minimum or all-pods");
+  }
+  YAML::Node overrides = node["overrides"];
+  for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
+    const std::string of = field + ".overrides[" + std::to_string(i) + "]";
+    if (!r.map(overrides[i], of,
+               {"kinds", "standalone", "schedulerName", "minimums", "podLabels", "podAnnotations", "workloadLabels",
+                "workloadAnnotations", "podGroup"}))
+      continue;
+    profile->overrides.push_back({r.strings(overrides[i]["kinds"], of + ".kinds"),
+                                  r.boolean(overrides[i]["standalone"], of + ".standalone", false),
+                                  merged_edits(profile->edits, r.edits(overrides[i], of, true))});
+  }
+  return profile;
+}
+
+// One entry of rules, its profile looked up among `policy`'s; nothing when its keys are wrong (reported).
+std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::string& field, const Policy& policy) {
+  if (!r.map(n, field,
+             {"name", "namespaces", "kinds", "profile", "queue", "podLabels", "podAnnotations", "limits",
+              "mutateOnUpdate", "summaryAnnotations", "failurePolicy"}))
+    return std::nullopt;
+  Rule rule;
+  rule.line = PolicyReader::line_of(n);
+  rule.name = n["name"].IsDefined() ? n["name"].Scalar() : field;
+  rule.namespaces = r.strings(n["namespaces"], field + ".namespaces");
+  rule.kinds = r.strings(n["kinds"], field + ".kinds");
+  if (rule.kinds.empty()) rule.kinds.push_back("*");
+  if (n["profile"].IsDefined()) {
+    rule.profile = policy.profile(n["profile"].Scalar());
+    if (!rule.profile) r.error(n["profile"], field + ".profile", "no scheduler profile named " + n["profile"].Scalar());
+  }
+  if (YAML::Node q = n["queue"]; q.IsDefined()) {
+    if (r.map(q, field + ".queue", {"value", "fromLabel", "default"})) {
+      if (q["value"].IsDefined()) rule.queue_value = q["value"].Scalar();
+      if (q["fromLabel"].IsDefined()) rule.queue_label = q["fromLabel"].Scalar();
+      if (q["default"].IsDefined()) rule.queue_default = q["default"].Scalar();
+    }
+  }
+  rule.limits = r.limits(n["limits"], field + ".limits");
+  // A workload that names no queue goes where a stock install of the profile's scheduler sends it, unless the rule
+  // requires it to name one.
+  if (!rule.queue_value && !rule.queue_default && !rule.limits.require_queue && rule.profile &&
+      !rule.profile->queues.default_name.empty())
+    rule.queue_default = rule.profile->queues.default_name;
+  rule.pod_labels = r.templates(n["podLabels"], field + ".podLabels", nullptr);
+  rule.pod_annotations = r.templates(n["podAnnotations"], field + ".podAnnotations", nullptr);
+  for (const TemplatePairs* list : {&rule.pod_labels, &rule.pod_annotations})
+    for (const auto& [key, t] : *list) {
+      rule.writes_priority_class = rule.writes_priority_class || t.uses("priorityClassName");
+      rule.writes_task_groups = rule.writes_task_groups || t.uses("taskGroups");
+    }
+  rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
+  rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);
+  if (YAML::Node f = n["failurePolicy"]; f.IsDefined()) {
+    if (f.Scalar() == "Fail")
+      rule.failure_policy = FailurePolicy::Fail;
+    else if (f.Scalar() != "Ignore")
+      r.error(f, field + ".failurePolicy", "must be Fail or Ignore");
+  }
+  return rule;
+}
+
+}  // namespace
+
+bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind) {
+  if (pattern == "*") return true;
+  auto slash = pattern.find('/');
+  if (slash == std::string::npos) return pattern == kind;
+  return pattern.compare(0, slash, group) == 0 && slash == group.size() &&
+         pattern.compare(slash + 1, std::string::npos, kind) == 0;
+}
+
+std::optional<Policy> Policy::load(const std::string& text, const std::string& file, yaml::Diagnostics& errors) {
+  try {
+    return load_checked(text, file, errors);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp throws when a node is used as what it is not (a list where a mapping belongs).
+    errors.push_back({file, yaml::error_line(e), "", "malformed policy: " + e.msg});
+    return std::nullopt;
+  }
+}
+
+std::optional<Policy> Policy::load_checked(const std::string& text, const std::string& file,
+                                           yaml::Diagnostics& errors) {
+  YAML::Node root;
+  if (auto deep = yaml::yaml_nesting_too_deep(text)) {
+    errors.push_back({file, 0, "", "refused: " + *deep});
+    return std::nullopt;
+  }
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    errors.push_back({file, yaml::error_line(e), "", "invalid YAML: " + e.msg});
+    return std::nullopt;
+  }
+  size_t before = errors.size();
+  PolicyReader r(file, errors);
+  Policy policy;
+  if (!r.map(root, "", {"apiVersion", "kind", "schedulerProfiles", "rules"})) return std::nullopt;
+  if (!root["apiVersion"].IsDefined() || root["apiVersion"].Scalar() != "workload-map.io/v1alpha1" ||
+      !root["kind"].IsDefined() || root["kind"].Scalar() != "Policy")
+    r.error(root, "apiVersion", "a policy is apiVersion workload-map.io/v1alpha1, kind Policy");
+
+  YAML::Node profiles = root["schedulerProfiles"];
+  if (profiles.IsDefined() && !profiles.IsMap()) r.error(profiles, "schedulerProfiles", "must map names to profiles");
+  for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map))
+    if (auto profile = read_profile(r, e.first.Scalar(), e.second)) policy.profiles_.push_back(std::move(profile));
+
+  YAML::Node rules = root["rules"];
+  bool have_rules = rules.IsDefined() && rules.IsSequence();
+  if (!have_rules) r.error(root, "rules", "must be a list of rules");
+  for (size_t i = 0; have_rules && i < rules.size(); ++i)
+    if (auto rule = read_rule(r, rules[i], "rules[" + std::to_string(i) + "]", policy))
+      policy.rules_.push_back(std::move(*rule));
+  if (errors.size() != before) return std::nullopt;
+  return policy;
+}
+
+const SchedulerProfile* Policy::profile(std::string_view name) const {
+  for (const auto& p : profiles_)
+    if (p->name == name) return p.get();
+  return nullptr;
+}
+
+std::vector<std::string> Policy::profile_names() const {
+  std::vector<std::string> out;
+  for (const auto& p : profiles_) out.push_back(p->name);
+  return out;
+}
+
+Policy Policy::builtin() {
+  yaml::Diagnostics errors;
+  auto policy = load(std::string(embedded_policy_text()), "manifests/base/policy.yaml", errors);
+  if (!policy) throw std::runtime_error("the built-in policy does not load: " + errors.front().str());
+  return std::move(*policy);
+}
+
+const Rule* Policy::match(std::string_view namespace_name, std::string_view group, std::string_view kind) const {
+  const std::string ns(namespace_name);
+  for (const auto& rule : rules_) {
+    bool ns_ok = rule.namespaces.empty();
+    for (const auto& glob : rule.namespaces) ns_ok = ns_ok || fnmatch(glob.c_str(), ns.c_str(), 0) == 0;
+    if (!ns_ok) continue;
+    for (const auto& k : rule.kinds)
+      if (kind_matches(k, group, kind)) return &rule;
+  }
+  return nullptr;
+}
+
+bool ProfileEdits::uses(const char* variable) const {
+  for (const TemplatePairs* list : {&pod_labels, &pod_annotations, &workload_labels, &workload_annotations})
+    for (const auto& [key, t] : *list)
+      if (t.uses(variable)) return true;
+  return false;
+}
+
+void ProfileEdits::note_costly_values() {
+  writes_priority_class = uses("priorityClassName");
+  writes_task_groups = uses("taskGroups");
+}
+
+view::ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                   bool standalone) {
+  view::ViewOptions options;
+  options.gang_rule = profile.gang_rule;
+  options.minimums = Policy::edits_for(profile, group, kind, standalone).minimums;
+  return options;
+}
+
+ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
+  ProfileEdits out = base;
+  if (over.scheduler_name) out.scheduler_name = over.scheduler_name;
+  if (!over.minimums.empty()) out.minimums = over.minimums;
+  auto merge = [](TemplatePairs& into, const TemplatePairs& more, const std::vector<std::string>& removed) {
+    std::erase_if(
+        into, [&](const auto& pair) { return std::find(removed.begin(), removed.end(), pair.first) != removed.end(); });
+    for (const auto& [k, v] : more) {
+      bool replaced = false;
+      for (auto& [ik, iv] : into)
+        if (ik == k) iv = v, replaced = true;
+      if (!replaced) into.emplace_back(k, v);
+    }
+  };
+  merge(out.pod_labels, over.pod_labels, over.removed_pod_labels);
+  merge(out.pod_annotations, over.pod_annotations, over.removed_pod_annotations);
+  merge(out.workload_labels, over.workload_labels, over.removed_workload_labels);
+  merge(out.workload_annotations, over.workload_annotations, over.removed_workload_annotations);
+  if (over.removes_pod_group) out.pod_group = nullptr;
+  if (over.pod_group) out.pod_group = over.pod_group;
+  out.note_costly_values();
+  return out;
+}
+
+const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                      bool standalone) {
+  for (const auto& o : profile.overrides)
+    if (standalone || !o.standalone_only)
+      for (const auto& k : o.kinds)
+        if (kind_matches(k, group, kind)) return o.edits;
+  return profile.edits;
+}
+
+}  // namespace wm::policy

@@ -1,0 +1,124 @@
+// The webhook's policy: scheduler profiles (what to write on pods and workloads, as data) and rules
+// that select a profile, a queue and limits by namespace and kind. Nothing here knows a workload type.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mapper/catalog/definition.h"
+#include "base/yaml/diagnostic.h"
+#include "mapper/view/quantity.h"
+#include "mapper/view/workload_view.h"
+#include "policy/object_template.h"
+#include "policy/value_template.h"
+
+namespace wm::policy {
+
+using TemplatePairs = std::vector<std::pair<std::string, ValueTemplate>>;
+
+struct ProfileEdits {
+  std::optional<std::string> scheduler_name;
+  TemplatePairs pod_labels, pod_annotations, workload_labels, workload_annotations;
+  // Keys an override sets to null: taken out of the profile's edits when merged.
+  std::vector<std::string> removed_pod_labels, removed_pod_annotations, removed_workload_labels,
+      removed_workload_annotations;
+  // The object the scheduler needs per gang (a PodGroup), made after admission; an override's null drops it.
+  std::shared_ptr<const ObjectTemplate> pod_group;
+  bool removes_pod_group = false;
+  // The definitions' named minimums this scheduler counts with (their workload-map.io/minimums), where they have
+  // them; "" for their minReplicasPath.
+  std::string minimums;
+
+  bool uses(const char* variable) const;  // in any label or annotation template
+  // Values that cost work to compute, asked for by a template here (noted once, when the policy loads).
+  bool writes_priority_class = false, writes_task_groups = false;
+  void note_costly_values();
+};
+
+// Where a profile's scheduler keeps its queues: the kind of object a queue is (KAI's scheduling.run.ai Queue,
+// Volcano's), which the cluster side watches so that admission can warn of a queue the scheduler will never find,
+// and the queue a stock install of the scheduler creates, for a workload whose rule names none.
+struct QueueSource {
+  catalog::GroupVersionKind object;  // no kind: the scheduler's queues are not objects
+  std::string default_name;
+};
+
+struct SchedulerProfile {
+  std::string name;
+  ProfileEdits edits;
+  QueueSource queues;
+  view::GangRule gang_rule = view::GangRule::Minimum;  // how this scheduler counts a gang's minimum
+  struct Override {
+    std::vector<std::string> kinds;  // "Pod" or "group/Kind"
+    bool standalone_only = false;    // only objects no controller owns (Kueue's plain-pod groups)
+    ProfileEdits edits;              // already merged over the profile's
+  };
+  std::vector<Override> overrides;
+};
+
+struct Limits {
+  view::ResourceList resources;  // max total of each resource for one workload
+  std::optional<long long> max_pods;
+  bool require_queue = false;
+  std::vector<std::string> allowed_schedulers;
+  bool require_requests_with_gpus = false;  // containers with GPU limits must request cpu and memory
+  bool forbid_scheduler_override = false;   // a schedulerName set by the user must be the profile's
+  // A gang whose minimum is more than its pods never starts: refused when set, else admitted with a warning.
+  bool refuse_unmeetable_gangs = false;
+};
+
+enum class FailurePolicy { Fail, Ignore };
+
+struct Rule {
+  std::string name;
+  std::vector<std::string> namespaces;  // globs; empty or "*" = all
+  std::vector<std::string> kinds;       // "Kind", "group/Kind" or "*"
+  const SchedulerProfile* profile = nullptr;
+  // queue_default is the rule's `queue.default`, else its profile's queues.default.
+  std::optional<std::string> queue_value, queue_label, queue_default;
+  TemplatePairs pod_labels, pod_annotations;
+  bool writes_priority_class = false, writes_task_groups = false;  // in its own pod labels or annotations
+  Limits limits;
+  bool mutate_on_update = false;
+  bool summary_annotations = true;
+  FailurePolicy failure_policy = FailurePolicy::Ignore;
+  int line = 0;
+};
+
+class Policy {
+ public:
+  static std::optional<Policy> load(const std::string& text, const std::string& file, yaml::Diagnostics& errors);
+  static Policy builtin();  // manifests/base/policy.yaml, compiled in
+
+  const Rule* match(std::string_view namespace_name, std::string_view group, std::string_view kind) const;
+  const std::vector<Rule>& rules() const { return rules_; }
+  const SchedulerProfile* profile(std::string_view name) const;
+  std::vector<std::string> profile_names() const;
+  // The profile's edits with the first override for this kind merged over them; `standalone`: the object has no
+  // controller ownerReference.
+  static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                       bool standalone = true);
+
+  Policy() = default;
+  Policy(Policy&&) = default;
+  Policy& operator=(Policy&&) = default;
+
+ private:
+  static std::optional<Policy> load_checked(const std::string& text, const std::string& file,
+                                            yaml::Diagnostics& errors);
+  std::vector<std::unique_ptr<SchedulerProfile>> profiles_;  // stable addresses for Rule::profile
+  std::vector<Rule> rules_;
+};
+
+// How the profile's scheduler counts a gang of this kind: its gang rule, and the minimums its edits for the kind name.
+view::ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                   bool standalone = true);
+
+bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind);
+// `over`'s edits over `base`'s: its scheduler name if it has one, its keys replacing or added.
+ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over);
+
+}  // namespace wm::policy

@@ -1,0 +1,62 @@
+// The live catalog and policy, swapped whole on reload. A reload that fails (a broken policy or
+// definition file) keeps the last good state live; the caller logs it and counts it.
+// Definitions come from three places, later ones replacing earlier ones of the same group/version/kind: the
+// built-in catalog, Karta objects from the cluster (controllers/karta_source), and --definitions directories.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/admission_state.h"
+#include "common/file_watch.h"
+
+namespace wm::policy {
+
+struct StateSources {
+  std::string policy_file;                   // empty: the built-in policy
+  std::vector<std::string> definition_dirs;  // merged over the embedded catalog
+};
+
+class StateStore {
+ public:
+  explicit StateStore(StateSources sources);
+  // Loads everything; on failure returns false with the problems in `errors`.
+  bool load(std::vector<std::string>& errors);
+  struct Reload {
+    std::string what;  // "policy" or "definitions"
+    bool ok;
+    std::vector<std::string> errors;
+  };
+  // Reloads what changed since the last call.
+  std::vector<Reload> reload_if_changed();
+
+  // Not ready until the first set of cluster definitions arrives (the first list of Karta objects).
+  void expect_cluster_definitions();
+  // The Karta objects' definitions now in force (each already checked); replaces the previous set.
+  void set_cluster_definitions(std::vector<std::shared_ptr<const catalog::Definition>> definitions);
+
+  // The objects workloads refer to: the cluster side keeps them current, admission reads them.
+  view::ReferenceStore& references() { return *references_; }
+
+  AdmissionState current() const;
+  bool ready() const;
+
+ private:
+  bool load_policy(std::vector<std::string>& errors);
+  bool load_definitions(std::vector<std::string>& errors);
+  void compose_catalog();  // with mutex_ held
+
+  StateSources sources_;
+  FileWatch policy_watch_, definitions_watch_;
+  mutable std::mutex mutex_;
+  AdmissionState state_;
+  std::shared_ptr<view::ReferenceStore> references_ = std::make_shared<view::ReferenceStore>();
+  catalog::Catalog builtin_, from_directories_;
+  std::vector<std::shared_ptr<const catalog::Definition>> from_cluster_;
+  bool cluster_expected_ = false, cluster_loaded_ = false;
+};
+
+}  // namespace wm::policy

@@ -1,0 +1,40 @@
+// Small templates for label and annotation values: "{{queue}}", "{{name}}-{{component}}".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace wm::policy {
+
+// The values a template may use: views of strings the caller keeps.
+struct TemplateValues {
+  std::string_view name, namespace_name, kind, group, component, instance, queue;
+  std::string_view priority_class_name;  // the first pod template's spec.priorityClassName
+  std::string_view task_groups;          // YuniKorn's task groups of the gang, as JSON (only rendered when used)
+  long long gang_size = 0, pods = 0, gpus = 0;
+};
+
+class ValueTemplate {
+ public:
+  // Refuses unknown variables and unclosed braces, naming them in `error`.
+  static Result<ValueTemplate> parse(const std::string& text);
+  std::string render(const TemplateValues& values) const;
+  void render_into(std::string& out, const TemplateValues& values) const;  // appends
+  bool uses(const char* variable) const;
+  // Names the pod's gang ({{group}}, {{gangSize}}, {{taskGroups}}): meaningless for a pod in no gang.
+  bool about_gang() const { return about_gang_; }
+
+ private:
+  struct Part {
+    std::string literal;
+    int variable = -1;  // index into the variable table, or -1 for a literal
+  };
+  std::vector<Part> parts_;
+  bool about_gang_ = false;
+};
+
+}  // namespace wm::policy
