@@ -104,26 +104,26 @@ std::string label_text(Metrics::SeriesLabels labels) {
 
 }  // namespace
 
-Metrics::Family& Metrics::family(std::string_view name, std::string_view type, std::string_view help) {
-  auto it = families_.find(name);
+Metrics::Family& Metrics::family(const MetricFamily& f) {
+  auto it = families_.find(f.name);
   if (it == families_.end())
-    it = families_.emplace(std::string(name), Family{std::string(type), std::string(help), {}}).first;
+    it = families_.emplace(std::string(f.name), Family{std::string(f.type), std::string(f.help), {}}).first;
   return it->second;
 }
 
-void Metrics::set_gauge(std::string_view name, std::string_view help, SeriesLabels labels, double value) {
+void Metrics::set_gauge(const MetricFamily& f, SeriesLabels labels, double value) {
   std::lock_guard lock(mutex_);
-  family(name, "gauge", help).series[label_text(labels)] = value;
+  family(f).series[label_text(labels)] = value;
 }
 
-void Metrics::declare(std::string_view name, std::string_view type, std::string_view help) {
+void Metrics::declare(const MetricFamily& f) {
   std::lock_guard lock(mutex_);
-  family(name, type, help);
+  family(f);
 }
 
-void Metrics::add_counter(std::string_view name, std::string_view help, SeriesLabels labels, double by) {
+void Metrics::add_counter(const MetricFamily& f, SeriesLabels labels, double by) {
   std::lock_guard lock(mutex_);
-  family(name, "counter", help).series[label_text(labels)] += by;
+  family(f).series[label_text(labels)] += by;
 }
 
 void Metrics::render_requests(std::string& out) const {

@@ -13,6 +13,11 @@
 
 namespace wm {
 
+// A metric family of the cluster side, named, typed and described once (controllers/cluster_metrics.h).
+struct MetricFamily {
+  std::string_view name, type, help;
+};
+
 class Metrics {
  public:
   // One admission or HTTP request: which endpoint, the admission operation, the object's kind, how it ended, how
@@ -33,12 +38,12 @@ class Metrics {
   void tls_failure() { ++tls_failures_; }
 
   // Series of the cluster side (controllers/): a gauge set, or a counter added to. `labels` is a list of
-  // name/value pairs; `help` describes the metric the first time it is seen.
+  // name/value pairs.
   using SeriesLabels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
-  void set_gauge(std::string_view name, std::string_view help, SeriesLabels labels, double value);
-  void add_counter(std::string_view name, std::string_view help, SeriesLabels labels, double by = 1);
+  void set_gauge(const MetricFamily& family, SeriesLabels labels, double value);
+  void add_counter(const MetricFamily& family, SeriesLabels labels, double by = 1);
   // A family with no series yet: its HELP and TYPE are served from now on.
-  void declare(std::string_view name, std::string_view type, std::string_view help);
+  void declare(const MetricFamily& family);
 
   std::string render() const;
 
@@ -74,7 +79,7 @@ class Metrics {
     std::map<std::string, double> series;  // by rendered label text
   };
   std::map<std::string, Family, std::less<>> families_;
-  Family& family(std::string_view name, std::string_view type, std::string_view help);  // with mutex_ held
+  Family& family(const MetricFamily& f);  // with mutex_ held
   std::atomic<long long> definitions_{0};
   std::atomic<double> certificate_expiry_{0};
   std::atomic<long long> open_connections_{0}, refused_connections_{0}, tls_failures_{0}, in_flight_{0};

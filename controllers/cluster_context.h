@@ -5,14 +5,14 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "controllers/events.h"
-#include "kube/client.h"
+#include "kube/api.h"
 #include "kube/discovery.h"
 #include "policy/state_store.h"
 
 namespace wm::controllers {
 
 struct ClusterContext {
-  kube::Client& client;
+  kube::Api& api;
   kube::Discovery& discovery;
   policy::StateStore& state;
   Metrics& metrics;

@@ -10,10 +10,6 @@
 
 namespace wm::controllers {
 
-struct MetricFamily {
-  std::string_view name, type, help;
-};
-
 inline constexpr MetricFamily kLeaderMetric{"workload_map_leader", "gauge",
                                             "1 while this replica holds the Lease and writes to the cluster."};
 inline constexpr MetricFamily kWatchUpMetric{
@@ -36,20 +32,20 @@ inline void declare_cluster_metrics(Metrics& metrics) {
   for (const MetricFamily& f :
        {kLeaderMetric, kWatchUpMetric, kWatchFailuresMetric, kKartasMetric, kPodGroupErrorsMetric,
         kPodGroupsAppliedMetric, kPodGroupsDeletedMetric, kWebhookRulesAddedMetric})
-    metrics.declare(f.name, f.type, f.help);
+    metrics.declare(f);
 }
 
 // What every watch of the cluster side says when it fails (retried by its reflector) and when it is live again: the
 // watch_up gauge, the failures counter, and a warning that names what may be stale meanwhile.
 inline void report_watch_failed(Metrics& metrics, const Logger& log, const std::string& resource,
                                 const std::string& problem, std::string_view stale) {
-  metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource}}, 0);
-  metrics.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help, {{"resource", resource}});
+  metrics.set_gauge(kWatchUpMetric, {{"resource", resource}}, 0);
+  metrics.add_counter(kWatchFailuresMetric, {{"resource", resource}});
   log.log(LogLevel::Warn, "watch failed; " + std::string(stale) + " may be stale until it recovers",
           {{"resource", resource}, {"problem", problem}});
 }
 inline void report_watch_live(Metrics& metrics, const std::string& resource) {
-  metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", resource}}, 1);
+  metrics.set_gauge(kWatchUpMetric, {{"resource", resource}}, 1);
 }
 
 }  // namespace wm::controllers

@@ -51,7 +51,7 @@ Result<void> ClusterSide::start() {
       client, kube::LeaderElectionOptions{options_.lease_namespace, options_.lease_name, options_.identity},
       [this](bool leading) {
         leading_ = leading;
-        metrics_.set_gauge(kLeaderMetric.name, kLeaderMetric.help, {}, leading ? 1 : 0);
+        metrics_.set_gauge(kLeaderMetric, {}, leading ? 1 : 0);
         log_.log(LogLevel::Info,
                  leading ? "leading: this replica writes PodGroups and Karta statuses"
                          : "not leading: another replica writes",
@@ -63,7 +63,7 @@ Result<void> ClusterSide::start() {
         log_.log(LogLevel::Warn, "leader election", {{"problem", problem}});
       });
   parts_ = std::move(parts);
-  metrics_.set_gauge(kLeaderMetric.name, kLeaderMetric.help, {}, 0);
+  metrics_.set_gauge(kLeaderMetric, {}, 0);
   log_.log(LogLevel::Info, "talking to the cluster",
            {{"server", options_.config.server()},
             {"via", options_.config.source},

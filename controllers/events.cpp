@@ -70,8 +70,8 @@ void EventCorrelator::forget_object(const std::string& object_prefix) {
   seen_.erase_prefix(object_prefix);
 }
 
-EventRecorder::EventRecorder(kube::Client& client, std::string instance, const Logger& log)
-    : client_(client), instance_(std::move(instance)), log_(log), writer_([this] { run(); }) {}
+EventRecorder::EventRecorder(kube::Api& api, std::string instance, const Logger& log)
+    : api_(api), instance_(std::move(instance)), log_(log), writer_([this] { run(); }) {}
 
 EventRecorder::~EventRecorder() {
   {
@@ -143,7 +143,7 @@ void EventRecorder::write(const Pending& event) {
     if (decision.action == EventCorrelator::Action::Drop) return;
     kube::Response r;
     if (decision.action == EventCorrelator::Action::Count) {
-      r = client_.request(
+      r = api_.request(
           "PATCH", collection + "/" + kube::url_encode(decision.name),
           R"({"count":)" + std::to_string(decision.count) + R"(,"lastTimestamp":)" + json::json_string(now) + "}",
           kube::kMergePatch);
@@ -163,7 +163,7 @@ void EventRecorder::write(const Pending& event) {
               json::json_string(now) + R"(,"lastTimestamp":)" + json::json_string(now) +
               R"(,"source":{"component":"workload-map"},"reportingComponent":"workload-map","reportingInstance":)" +
               json::json_string(instance_) + "}";
-      r = client_.request("POST", collection, body);
+      r = api_.request("POST", collection, body);
     }
     if (!r.ok())
       log_.log(LogLevel::Debug, "cannot write an Event",

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "common/log.h"
-#include "kube/client.h"
+#include "kube/api.h"
 
 namespace wm::controllers {
 
@@ -77,7 +77,7 @@ class EventCorrelator {
 class EventRecorder {
  public:
   static constexpr size_t kMaxPending = 1000;
-  EventRecorder(kube::Client& client, std::string instance, const Logger& log);
+  EventRecorder(kube::Api& api, std::string instance, const Logger& log);
   ~EventRecorder();  // what is still pending is dropped
   void normal(const ObjectReference& object, std::string_view reason, std::string_view message) {
     record(object, "Normal", reason, message);
@@ -96,7 +96,7 @@ class EventRecorder {
   void record(const ObjectReference& object, std::string_view type, std::string_view reason, std::string_view message);
   void write(const Pending& event);
   void run();
-  kube::Client& client_;
+  kube::Api& api_;
   std::string instance_;
   const Logger& log_;
   std::mutex mutex_;  // the queue and the stop flag

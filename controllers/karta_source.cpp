@@ -90,9 +90,9 @@ void KartaSource::publish() {
   }
   cluster_.state.set_cluster_definitions(std::move(live));
   cluster_.metrics.set_definitions(cluster_.state.current().catalog->size());
-  cluster_.metrics.set_gauge(kKartasMetric.name, kKartasMetric.help, {{"state", "accepted"}},
+  cluster_.metrics.set_gauge(kKartasMetric, {{"state", "accepted"}},
                              static_cast<double>(accepted));
-  cluster_.metrics.set_gauge(kKartasMetric.name, kKartasMetric.help, {{"state", "refused"}},
+  cluster_.metrics.set_gauge(kKartasMetric, {{"state", "refused"}},
                              static_cast<double>(refused));
 }
 
@@ -131,18 +131,17 @@ void KartaSource::changed(bool deleted, const std::string& object) {
 void KartaSource::watch(const std::atomic<bool>& stop) {
   cluster_.state.expect_cluster_definitions();
   kube::Reflector reflector(
-      cluster_.client, {"/apis/run.ai/v1alpha1/kartas", "run.ai/v1alpha1", "Karta", ""},
+      cluster_.api, {"/apis/run.ai/v1alpha1/kartas", "run.ai/v1alpha1", "Karta", ""},
       {[&](std::vector<std::string> objects) { replaced(std::move(objects)); },
        [&](kube::EventType type, const std::string& object) { changed(type == kube::EventType::Deleted, object); },
        [&](const std::string& problem) {  // logged first: whoever sees the gauge drop finds the reason
          cluster_.log.log(LogLevel::Warn, "Karta watch failed; definitions from the cluster may be stale",
                           {{"problem", problem}});
-         cluster_.metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 0);
-         cluster_.metrics.add_counter(kWatchFailuresMetric.name, kWatchFailuresMetric.help,
-                                      {{"resource", "kartas.run.ai"}});
+         cluster_.metrics.set_gauge(kWatchUpMetric, {{"resource", "kartas.run.ai"}}, 0);
+         cluster_.metrics.add_counter(kWatchFailuresMetric, {{"resource", "kartas.run.ai"}});
        },
        [&] {
-         cluster_.metrics.set_gauge(kWatchUpMetric.name, kWatchUpMetric.help, {{"resource", "kartas.run.ai"}}, 1);
+         cluster_.metrics.set_gauge(kWatchUpMetric, {{"resource", "kartas.run.ai"}}, 1);
        }});
   reflector.run(stop);
 }
@@ -174,7 +173,7 @@ bool KartaSource::write_labels(const std::string& name) {
     body = *it->second.labels_patch;
   }
   // A field manager of its own: the labels stay the cluster side's, apart from the status it writes.
-  kube::Response r = cluster_.client.request(
+  kube::Response r = cluster_.api.request(
       "PATCH", karta_path(name) + "?fieldManager=workload-map-kai-lookup&force=true", body, kube::kApplyPatch);
   if (r.ok()) {
     cluster_.log.log(LogLevel::Info, "Karta labelled for KAI Scheduler's lookup", {{"karta", name}});
@@ -212,7 +211,7 @@ bool KartaSource::write_status(const std::string& name) {
                            ",\"message\":" + json::json_string(wanted.message) +
                            ",\"observedGeneration\":" + std::to_string(wanted.observed_generation) +
                            ",\"lastTransitionTime\":" + json::json_string(wanted.last_transition) + "}]}}";
-  kube::Response r = cluster_.client.request("PATCH", karta_path(name) + "/status?fieldManager=workload-map&force=true",
+  kube::Response r = cluster_.api.request("PATCH", karta_path(name) + "/status?fieldManager=workload-map&force=true",
                                              body, kube::kApplyPatch);
   if (r.ok() && transition) {
     const ObjectReference karta{"run.ai/v1alpha1", "Karta", "", name, uid};

@@ -17,7 +17,7 @@
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "controllers/work_queue.h"
-#include "kube/client.h"
+#include "kube/api.h"
 #include "mapper/catalog/definition.h"
 #include "policy/state_store.h"
 

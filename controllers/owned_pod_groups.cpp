@@ -57,7 +57,7 @@ std::optional<std::set<OwnedPodGroups::Where>> OwnedPodGroups::of(const kube::Re
     handlers.failed = [](const std::string&) {};  // retried; until it lists again, what it holds may lag
     w.thread = std::thread([this, handlers = std::move(handlers),
                             collection = kube::Collection{path, resource.api_version(), resource.kind, label_}] {
-      kube::Reflector(client_, collection, handlers).run(stop_);
+      kube::Reflector(api_, collection, handlers).run(stop_);
     });
     watches_.emplace(path, std::move(watch));
     return std::nullopt;

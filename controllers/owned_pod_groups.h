@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "kube/client.h"
+#include "kube/api.h"
 #include "kube/discovery.h"
 
 namespace wm::controllers {
@@ -21,7 +21,7 @@ namespace wm::controllers {
 class OwnedPodGroups {
  public:
   using Where = std::pair<std::string, std::string>;  // (namespaced collection path, name), as reconciles key them
-  OwnedPodGroups(kube::Client& client, std::string owner_label) : client_(client), label_(std::move(owner_label)) {}
+  OwnedPodGroups(kube::Api& api, std::string owner_label) : api_(api), label_(std::move(owner_label)) {}
   ~OwnedPodGroups();
   // The PodGroups of `resource` that workload `uid` owns; nullopt until that resource's watch has listed.
   std::optional<std::set<Where>> of(const kube::Resource& resource, const std::string& uid);
@@ -35,7 +35,7 @@ class OwnedPodGroups {
   };
   void apply(Watch& watch, const kube::Resource& resource, const std::string& object_json, bool deleted);
 
-  kube::Client& client_;
+  kube::Api& api_;
   const std::string label_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Watch>> watches_;  // by collection path

@@ -4,50 +4,16 @@
 
 #include <tuple>
 
+#include "common/labels.h"
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "kube/trim.h"
-#include "base/json/json_patch.h"
-#include "mapper/expr/json_patch_apply.h"
-#include "base/json/json_pointer.h"
 #include "base/json/json_read.h"
-#include "base/json/json_writer.h"
-#include "base/json/value.h"
-#include "mapper/view/workload_view.h"
-#include "policy/admission_state.h"
-#include "policy/gang_values.h"
-#include "policy/owners.h"
-#include "policy/policy.h"
 
 namespace wm::controllers {
 
 namespace {
-
-constexpr const char* kWatchUpHelp =
-    "1 while the watch of this resource is live; 0: what the webhook knows of it may be stale.";
-
-// The rendered object with its owner and the labels that find it again: owned by the workload (so that the garbage
-// collector deletes it with the workload) and labelled with the workload's uid.
-Result<std::string> owned(const std::string& object_json, simdjson::dom::element object,
-                          simdjson::dom::element workload) {
-  const std::string uid(json::string_at(workload, "/metadata/uid"));
-  std::string owner = "[{\"apiVersion\":";
-  json::append_json_string(owner, json::string_at(workload, "/apiVersion"));
-  owner += ",\"kind\":";
-  json::append_json_string(owner, json::string_at(workload, "/kind"));
-  owner += ",\"name\":";
-  json::append_json_string(owner, json::string_at(workload, "/metadata/name"));
-  owner += ",\"uid\":";
-  json::append_json_string(owner, uid);
-  owner += "}]";
-  json::JsonPatchBuilder patch(object);
-  if (!patch.set("/metadata/ownerReferences", owner) ||
-      !patch.merge_map("/metadata/labels", {{"app.kubernetes.io/managed-by", "workload-map"},
-                                            {std::string(PodGroupController::kOwnerUidLabel), uid}}))
-    return Error{patch.error()};
-  return json::apply_json_patch(object_json, patch.str());
-}
 
 // A workload's key in objects_ and the queue: [group/]kind|namespace/name.
 std::string workload_key(const std::string& kind_key, std::string_view namespace_name, std::string_view name) {
@@ -79,7 +45,7 @@ void PodGroupController::watch_kind(const catalog::GroupVersionKind& gvk, const 
   if (!resource) return;
   const std::string resource_name = resource->plural + (gvk.group.empty() ? "" : "." + gvk.group);
   kube::Reflector reflector(
-      cluster_.client, {resource->path(), resource->api_version(), gvk.kind, std::string(kProfileLabel)},
+      cluster_.api, {resource->path(), resource->api_version(), gvk.kind, std::string(kProfileLabel)},
       {[&](std::vector<std::string> objects) { relisted(kind_key, objects); },
        [&](kube::EventType type, const std::string& object) { changed(kind_key, type, object); },
        [&](const std::string& problem) {
@@ -148,22 +114,7 @@ void PodGroupController::changed(const std::string& kind_key, kube::EventType ty
 
 void PodGroupController::watch(const std::atomic<bool>& stop) {
   while (!stop.load()) {
-    // Kinds that some rule's profile makes PodGroups for: only those are watched, one watch per kind (at the version
-    // of its first definition; the API server converts).
-    std::map<std::string, catalog::GroupVersionKind> wanted;  // by group/kind
-    const policy::AdmissionState st = cluster_.state.current();
-    if (st.catalog && st.policy)
-      for (const auto& d : st.catalog->definitions())
-        for (const auto& rule : st.policy->rules()) {
-          if (!rule.profile) continue;
-          const bool kind_ok = std::any_of(rule.kinds.begin(), rule.kinds.end(), [&](const std::string& k) {
-            return policy::kind_matches(k, d->gvk.group, d->gvk.kind);
-          });
-          if (kind_ok && (policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, true).pod_group ||
-                          policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, false).pod_group))
-            wanted.emplace(d->gvk.group + "/" + d->gvk.kind, d->gvk);
-        }
-    watchers_.sync(wanted);
+    watchers_.sync(kinds_needing_pod_groups(cluster_.state.current()));
     kube::sleep_unless_stopped(std::chrono::seconds(2), stop);
   }
   watchers_.stop_all();
@@ -179,23 +130,24 @@ void PodGroupController::leadership_changed(bool leading) {
     for (const auto& [key, object] : objects_) queue_.add(key);
 }
 
-Result<std::set<std::pair<std::string, std::string>>> PodGroupController::existing(
-    const std::string& object_uid, const std::set<std::string>& resource_paths) {
-  std::set<std::pair<std::string, std::string>> out;
+Result<std::set<PodGroupPlace>> PodGroupController::existing(const std::string& object_uid,
+                                                             const std::set<std::string>& resource_paths) {
+  std::set<PodGroupPlace> out;
   simdjson::dom::parser parser;
   for (const auto& path : resource_paths) {
-    kube::Response r = cluster_.client.request(
+    kube::Response r = cluster_.api.request(
         "GET", path + "?labelSelector=" + kube::url_encode(std::string(kOwnerUidLabel) + "=" + object_uid));
+    if (!r.ok()) return r.failure("list " + path);
     simdjson::dom::element list;
     simdjson::dom::array items;
-    if (!r.ok() || parser.parse(r.body).get(list) || list["items"].get_array().get(items))
-      return Error{"list " + path + ": " + r.describe()};
+    if (parser.parse(r.body).get(list) || list["items"].get_array().get(items))
+      return Error{"list " + path + ": not a list", ErrorCode::Unavailable};
     for (auto item : items) out.emplace(path, json::string_at(item, "/metadata/name"));
   }
   return out;
 }
 
-bool PodGroupController::reconcile_one(const std::string& key) {
+Result<void> PodGroupController::reconcile_one(const std::string& key) {
   std::string json;
   {
     std::lock_guard lock(mutex_);
@@ -204,14 +156,19 @@ bool PodGroupController::reconcile_one(const std::string& key) {
   }
   if (json.empty()) {
     forget(key);
-    return true;
+    return {};
   }
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (parser.parse(json).get(root) != simdjson::SUCCESS) return true;
-  bool retry = false;
-  const std::optional<DesiredPodGroups> desired = desired_pod_groups(key, root, retry);
-  if (!desired) return !retry;
+  if (parser.parse(json).get(root) != simdjson::SUCCESS) return Error{"not JSON", ErrorCode::Internal};
+  const Result<DesiredPodGroups> desired =
+      plan_pod_groups(cluster_.state.current(), root, [this](const auto& group, const auto& version, const auto& kind) {
+        return cluster_.discovery.find(group, version, kind);
+      });
+  if (!desired) {
+    report_failure(key, root, desired.failure());
+    return desired.failure();
+  }
 
   std::shared_ptr<Applied> held;
   {
@@ -226,8 +183,28 @@ bool PodGroupController::reconcile_one(const std::string& key) {
   const std::string uid(json::string_at(root, "/metadata/uid"));
   const bool first_look = applied.uid != uid;
   if (first_look) applied = Applied{uid, {}};
-  return apply(key, root, *desired, applied) && (!first_look || adopt(key, uid, *desired, applied)) &&
-         prune(key, root, *desired, applied);
+  if (auto done = apply(key, root, plan_pod_group_writes(*desired, applied.objects), applied); !done) return done;
+  if (first_look)
+    if (auto adopted = adopt(uid, *desired, applied); !adopted) {
+      cluster_.log.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
+                       {{"workload", key}, {"problem", adopted.error()}});
+      return adopted;
+    }
+  return prune(key, root, plan_pod_group_writes(*desired, applied.objects), applied);
+}
+
+// Said where the operator looks: the log, and for what the workload's owner can act on, an Event on it and a count.
+void PodGroupController::report_failure(const std::string& key, simdjson::dom::element root, const Error& error) {
+  if (error.code == ErrorCode::Invalid) {  // its kind or profile left the catalog or policy: nothing to write
+    cluster_.log.log(LogLevel::Warn, "no PodGroups for a workload", {{"workload", key}, {"problem", error.message}});
+    return;
+  }
+  const bool retry = retryable(error.code);
+  cluster_.log.log(retry ? LogLevel::Warn : LogLevel::Error,
+                   retry ? "cannot make a PodGroup (retrying)" : "cannot make a PodGroup",
+                   {{"workload", key}, {"problem", error.message}});
+  cluster_.events.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error.message);
+  if (retry) cluster_.metrics.add_counter(kPodGroupErrorsMetric, {{"kind", std::string(json::string_at(root, "/kind"))}});
 }
 
 // A deleted workload: its PodGroups go with it (owner references); what this leader kept of it goes now.
@@ -241,101 +218,40 @@ void PodGroupController::forget(const std::string& key) {
     cluster_.events.forget(kind, namespace_name, name);
 }
 
-std::optional<PodGroupController::DesiredPodGroups> PodGroupController::desired_pod_groups(const std::string& key,
-                                                                                           simdjson::dom::element root,
-                                                                                           bool& retry) {
-  const policy::AdmissionState st = cluster_.state.current();
-  const std::string api_version(json::string_at(root, "/apiVersion")), kind(json::string_at(root, "/kind"));
-  const std::string namespace_name(json::string_at(root, "/metadata/namespace"));
-  const std::string profile_name(json::string_at(root, json::pointer_child("/metadata/labels", kProfileLabel)));
-  const catalog::Catalog::Match match = st.catalog->find(api_version, kind);
-  const policy::SchedulerProfile* profile = st.policy->profile(profile_name);
-  if (!match.definition || !profile) {
-    cluster_.log.log(LogLevel::Warn, "no PodGroups for a workload: its kind or its profile is no longer known",
-                     {{"workload", key}, {"profile", profile_name}});
-    return std::nullopt;
-  }
-  const auto& gvk = match.definition->gvk;
-  const policy::ProfileEdits& edits =
-      policy::Policy::edits_for(*profile, gvk.group, gvk.kind, !policy::owners_of(root).controller);
-  DesiredPodGroups desired;
-  if (!edits.pod_group) return desired;  // none: any it has go
-
-  json::ObjectDocument doc(root);
-  view::ViewOptions options =
-      policy::view_options_for(*profile, gvk.group, gvk.kind, !policy::owners_of(root).controller);
-  options.catalog = st.catalog.get();
-  options.references = st.references.get();
-  const view::WorkloadView view = view::build_view(*match.definition, doc, options);
-  std::string group_name(json::string_at(root, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
-  if (group_name.empty()) group_name = json::string_at(root, "/metadata/name");
-  const std::string queue(json::string_at(root, json::pointer_child("/metadata/annotations", kQueueAnnotation)));
-  simdjson::dom::parser object_parser;
-  for (const auto& object_json :
-       policy::pod_group_objects(*edits.pod_group, view, profile->gang_rule, root, group_name, queue)) {
-    simdjson::dom::element object;
-    if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
-    const auto [group, version] = json::split_api_version(json::string_at(object, "/apiVersion"));
-    auto resource = cluster_.discovery.find(std::string(group), std::string(version),
-                                            std::string(json::string_at(object, "/kind")));
-    if (!resource) {
-      cluster_.log.log(LogLevel::Warn, "cannot make a PodGroup (retrying)",
-                       {{"workload", key}, {"problem", resource.error()}});
-      cluster_.events.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + resource.error());
-      cluster_.metrics.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
-      retry = true;
-      return std::nullopt;
-    }
-    std::string object_namespace(json::string_at(object, "/metadata/namespace"));
-    if (object_namespace.empty()) object_namespace = namespace_name;
-    auto body = owned(object_json, object, root);
-    if (!body) {
-      cluster_.log.log(LogLevel::Error, "cannot make a PodGroup", {{"workload", key}, {"problem", body.error()}});
-      cluster_.events.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + body.error());
-      return std::nullopt;
-    }
-    desired.resources.emplace(resource->path(object_namespace), *resource);
-    desired.bodies[{resource->path(object_namespace), std::string(json::string_at(object, "/metadata/name"))}] =
-        std::move(*body);
-  }
-  return desired;
-}
-
-bool PodGroupController::apply(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired,
-                               Applied& applied) {
+Result<void> PodGroupController::apply(const std::string& key, simdjson::dom::element root,
+                                       const PodGroupWrites& writes, Applied& applied) {
   const std::string kind(json::string_at(root, "/kind"));
-  for (const auto& [where, body] : desired.bodies) {
-    auto it = applied.objects.find(where);
-    if (it != applied.objects.end() && it->second == body) continue;
-    kube::Response r = cluster_.client.request(
-        "PATCH", where.first + "/" + kube::url_encode(where.second) + "?fieldManager=workload-map&force=true", body,
+  for (const auto& [place, body] : writes.apply) {
+    kube::Response r = cluster_.api.request(
+        "PATCH", place.first + "/" + kube::url_encode(place.second) + "?fieldManager=workload-map&force=true", *body,
         kube::kApplyPatch);
     if (!r.ok()) {
+      Error error = r.failure("apply PodGroup " + place.second);
       cluster_.log.log(LogLevel::Warn, "cannot apply a PodGroup (retrying)",
-                       {{"workload", key}, {"podGroup", where.second}, {"problem", r.describe()}});
+                       {{"workload", key}, {"podGroup", place.second}, {"problem", r.describe()}});
       cluster_.events.warning(reference_to(root), "PodGroupFailed",
-                              "cannot apply PodGroup " + where.second + ": " + r.describe());
-      cluster_.metrics.add_counter(kPodGroupErrorsMetric.name, kPodGroupErrorsMetric.help, {{"kind", kind}});
+                              "cannot apply PodGroup " + place.second + ": " + r.describe());
+      cluster_.metrics.add_counter(kPodGroupErrorsMetric, {{"kind", kind}});
       applied.uid.clear();
-      return false;
+      if (!retryable(error.code)) error.code = ErrorCode::Unavailable;  // a refusal may pass once the CRD changes
+      return error;
     }
     // An apply answers 201 when it created the object. A 200 on first look is one a previous leader wrote, which
     // this one only re-asserts: no Event.
-    const bool created = r.status == 201, updated = !created && it != applied.objects.end();
+    const bool created = r.status == 201, updated = !created && applied.objects.count(place);
     if (created || updated)
       cluster_.events.normal(reference_to(root), created ? "PodGroupCreated" : "PodGroupUpdated",
-                             (created ? "created PodGroup " : "updated PodGroup ") + where.second);
-    applied.objects[where] = body;
-    cluster_.metrics.add_counter(kPodGroupsAppliedMetric.name, kPodGroupsAppliedMetric.help, {{"kind", kind}});
-    cluster_.log.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", where.second}});
+                             (created ? "created PodGroup " : "updated PodGroup ") + place.second);
+    applied.objects[place] = *body;
+    cluster_.metrics.add_counter(kPodGroupsAppliedMetric, {{"kind", kind}});
+    cluster_.log.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", place.second}});
   }
-  return true;
+  return {};
 }
 
-bool PodGroupController::adopt(const std::string& key, const std::string& uid, const DesiredPodGroups& desired,
-                               Applied& applied) {
+Result<void> PodGroupController::adopt(const std::string& uid, const DesiredPodGroups& desired, Applied& applied) {
   // From the watches of PodGroups once they have listed; until then from the API server.
-  std::set<std::pair<std::string, std::string>> watched;
+  std::set<PodGroupPlace> watched;
   bool all_watched = true;
   for (const auto& [path, resource] : desired.resources) {
     auto owned = owned_.of(resource, uid);
@@ -345,43 +261,39 @@ bool PodGroupController::adopt(const std::string& key, const std::string& uid, c
     }
     watched.insert(owned->begin(), owned->end());
   }
-  Result<std::set<std::pair<std::string, std::string>>> found = std::move(watched);
+  Result<std::set<PodGroupPlace>> found = std::move(watched);
   if (!all_watched) {
     std::set<std::string> paths;
     for (const auto& [path, resource] : desired.resources) paths.insert(path);
     found = existing(uid, paths);
   }
   if (!found) {  // what to delete is unknown: look again on the retry
-    cluster_.log.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
-                     {{"workload", key}, {"problem", found.error()}});
     applied.uid.clear();
-    return false;
+    return found.failure();
   }
-  for (const auto& where : *found) applied.objects.try_emplace(where, "");
-  return true;
+  for (const auto& place : *found) applied.objects.try_emplace(place, "");
+  return {};
 }
 
-bool PodGroupController::prune(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired,
-                               Applied& applied) {
+Result<void> PodGroupController::prune(const std::string& key, simdjson::dom::element root,
+                                       const PodGroupWrites& writes, Applied& applied) {
   const std::string kind(json::string_at(root, "/kind"));
-  for (auto it = applied.objects.begin(); it != applied.objects.end();) {
-    if (desired.bodies.count(it->first)) {
-      ++it;
-      continue;
-    }
-    kube::Response r = cluster_.client.request("DELETE", it->first.first + "/" + kube::url_encode(it->first.second));
+  for (const auto& place : writes.remove) {
+    kube::Response r = cluster_.api.request("DELETE", place.first + "/" + kube::url_encode(place.second));
     if (!r.ok() && r.status != 404) {
       cluster_.log.log(LogLevel::Warn, "cannot delete a PodGroup its workload no longer has (retrying)",
-                       {{"workload", key}, {"podGroup", it->first.second}, {"problem", r.describe()}});
-      return false;
+                       {{"workload", key}, {"podGroup", place.second}, {"problem", r.describe()}});
+      Error error = r.failure("delete PodGroup " + place.second);
+      if (!retryable(error.code)) error.code = ErrorCode::Unavailable;
+      return error;
     }
-    cluster_.metrics.add_counter(kPodGroupsDeletedMetric.name, kPodGroupsDeletedMetric.help, {{"kind", kind}});
-    cluster_.log.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", it->first.second}});
+    cluster_.metrics.add_counter(kPodGroupsDeletedMetric, {{"kind", kind}});
+    cluster_.log.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", place.second}});
     cluster_.events.normal(reference_to(root), "PodGroupDeleted",
-                           "deleted PodGroup " + it->first.second + ": its gang is gone");
-    it = applied.objects.erase(it);
+                           "deleted PodGroup " + place.second + ": its gang is gone");
+    applied.objects.erase(place);
   }
-  return true;
+  return {};
 }
 
 void PodGroupController::reconcile(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
@@ -389,7 +301,8 @@ void PodGroupController::reconcile(const std::atomic<bool>& stop, const std::ato
   while (queue_.next(key, stop)) {
     const WorkQueue::Holding holding(queue_, key);
     if (!leading.load()) continue;  // leadership_changed() queues everything again for a new leader
-    const bool reconciled = reconcile_one(key);
+    const Result<void> outcome = reconcile_one(key);
+    const bool reconciled = outcome || !retryable(outcome.code());
     std::chrono::milliseconds delay{};
     {
       std::lock_guard lock(applied_mutex_);

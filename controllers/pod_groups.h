@@ -5,7 +5,8 @@
 // workload type or a scheduler: the catalog gives the gangs, the profile gives the object.
 //
 // Watches: each kind some profile could need PodGroups for, only objects carrying the profile label. Only the
-// elected leader writes; every replica keeps its watches warm, so that a new leader starts at once.
+// elected leader writes; every replica keeps its watches warm, so that a new leader starts at once. What to write is
+// decided in pod_group_plan.h, without I/O; this class observes and acts.
 #pragma once
 
 #include <simdjson.h>
@@ -26,9 +27,10 @@
 #include "controllers/events.h"
 #include "controllers/kind_watchers.h"
 #include "controllers/owned_pod_groups.h"
+#include "controllers/pod_group_plan.h"
 #include "controllers/work_queue.h"
 #include "kube/backoff.h"
-#include "kube/client.h"
+#include "kube/api.h"
 #include "kube/discovery.h"
 #include "kube/reflector.h"
 #include "policy/state_store.h"
@@ -41,9 +43,7 @@ class PodGroupController {
       : cluster_(cluster),
         watchers_(
             [this](const catalog::GroupVersionKind& kind, const std::atomic<bool>& stop) { watch_kind(kind, stop); }),
-        owned_(cluster.client, std::string(kOwnerUidLabel)) {}
-  // On each PodGroup: the uid of the workload it was made for, to find them again.
-  static constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
+        owned_(cluster.api, std::string(kOwnerUidLabel)) {}
   ~PodGroupController();
   // Keeps a watch on each kind the policy and catalog make relevant (rechecked as they reload), until `stop`.
   void watch(const std::atomic<bool>& stop);
@@ -53,31 +53,27 @@ class PodGroupController {
   static constexpr int kReconcileWorkers = 4;
   void leadership_changed(bool leading);
 
+  // What the watches call (a workload of kind `kind_key` changed), and one worker's step for one key: public so that
+  // unit tests drive them over a fake API server. The step's error says whether to retry (retryable(code)).
+  void changed(const std::string& kind_key, kube::EventType type, const std::string& object);
+  Result<void> reconcile_one(const std::string& key);
+
  private:
   void watch_kind(const catalog::GroupVersionKind& kind, const std::atomic<bool>& stop);
   void relisted(const std::string& kind_key, const std::vector<std::string>& objects);
-  void changed(const std::string& kind_key, kube::EventType type, const std::string& object);
   struct Applied {
     std::string uid;
-    std::map<std::pair<std::string, std::string>, std::string> objects;  // (resource path, name) -> body applied
+    std::map<PodGroupPlace, std::string> objects;  // body applied ("" for one found, not written)
   };
-  // What should exist: the profile's PodGroup for each gang, as admission named it on the pods.
-  struct DesiredPodGroups {
-    std::map<std::pair<std::string, std::string>, std::string> bodies;  // (collection path, name) -> apply body
-    std::map<std::string, kube::Resource> resources;                    // by namespaced collection path
-  };
-  bool reconcile_one(const std::string& key);  // false: retry later
   void forget(const std::string& key);
-  // None when there is nothing to do for now; `retry` says whether to look again later.
-  std::optional<DesiredPodGroups> desired_pod_groups(const std::string& key, simdjson::dom::element root, bool& retry);
-  // Each step false: retry later.
-  bool apply(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired, Applied& applied);
-  bool adopt(const std::string& key, const std::string& uid, const DesiredPodGroups& desired, Applied& applied);
-  bool prune(const std::string& key, simdjson::dom::element root, const DesiredPodGroups& desired, Applied& applied);
-  // The PodGroups (resource path, name) this controller made for a workload, as the API server lists them;
-  // an error when a list fails.
-  Result<std::set<std::pair<std::string, std::string>>> existing(const std::string& object_uid,
-                                                                 const std::set<std::string>& resource_paths);
+  void report_failure(const std::string& key, simdjson::dom::element root, const Error& error);
+  Result<void> apply(const std::string& key, simdjson::dom::element root, const PodGroupWrites& writes,
+                     Applied& applied);
+  Result<void> adopt(const std::string& uid, const DesiredPodGroups& desired, Applied& applied);
+  Result<void> prune(const std::string& key, simdjson::dom::element root, const PodGroupWrites& writes,
+                     Applied& applied);
+  // The PodGroups this controller made for a workload, as the API server lists them.
+  Result<std::set<PodGroupPlace>> existing(const std::string& object_uid, const std::set<std::string>& resource_paths);
 
   ClusterContext cluster_;
   KindWatchers watchers_;  // stopped first, by the destructor: their threads use what follows

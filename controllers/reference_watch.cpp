@@ -49,7 +49,7 @@ void ReferenceWatch::watch_kind(const catalog::GroupVersionKind& gvk, const std:
     simdjson::dom::element e;
     return parser.parse(object).get(e) == simdjson::SUCCESS ? kube::without_managed_fields(e) : std::string();
   };
-  kube::Reflector reflector(cluster_.client, {resource->path(), resource->api_version(), gvk.kind, ""},
+  kube::Reflector reflector(cluster_.api, {resource->path(), resource->api_version(), gvk.kind, ""},
                             {[&](std::vector<std::string> objects) {
                                for (auto& o : objects) o = trimmed(o);
                                store.replace_kind(gvk.group, gvk.kind, std::move(objects));

@@ -13,7 +13,7 @@
 #include "common/metrics.h"
 #include "controllers/cluster_context.h"
 #include "controllers/kind_watchers.h"
-#include "kube/client.h"
+#include "kube/api.h"
 #include "kube/discovery.h"
 #include "mapper/catalog/definition.h"
 #include "policy/state_store.h"

@@ -80,7 +80,7 @@ bool WebhookRules::sync() {
   }
   simdjson::dom::parser parser;
   for (const auto& path : configurations_) {
-    kube::Response got = cluster_.client.request("GET", path);
+    kube::Response got = cluster_.api.request("GET", path);
     if (got.status == 404) continue;  // not installed (a webhook run by hand)
     simdjson::dom::element config;
     simdjson::dom::array webhooks;
@@ -93,14 +93,14 @@ bool WebhookRules::sync() {
     std::string added;
     const std::string patch = missing_rules_patch(config, webhooks, wanted, added);
     if (added.empty()) continue;
-    kube::Response r = cluster_.client.request("PATCH", path, patch, "application/json-patch+json");
+    kube::Response r = cluster_.api.request("PATCH", path, patch, "application/json-patch+json");
     if (!r.ok()) {
       cluster_.log.log(LogLevel::Warn, "cannot add rules to a webhook configuration (retrying)",
                        {{"configuration", path}, {"problem", r.describe()}});
       complete = false;
       continue;
     }
-    cluster_.metrics.add_counter(kWebhookRulesAddedMetric.name, kWebhookRulesAddedMetric.help, {});
+    cluster_.metrics.add_counter(kWebhookRulesAddedMetric, {});
     cluster_.log.log(LogLevel::Info, "webhook configuration now routes the catalog's kinds",
                      {{"configuration", path}, {"added", added}});
     ObjectReference reference = reference_to(config);

@@ -12,7 +12,7 @@
 #include "common/metrics.h"
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
-#include "kube/client.h"
+#include "kube/api.h"
 #include "kube/discovery.h"
 #include "policy/state_store.h"
 

@@ -19,33 +19,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using Stream = beast::ssl_stream<beast::tcp_stream>;
 
-std::string Response::describe() const {
-  if (status == 0) return error.empty() ? "no response" : error;
-  std::string message;
-  simdjson::dom::parser parser;
-  simdjson::dom::element e;
-  std::string_view m;
-  if (parser.parse(body).get(e) == simdjson::SUCCESS && e["message"].get_string().get(m) == simdjson::SUCCESS)
-    message = std::string(m);
-  else
-    message = body.substr(0, 300);
-  return "HTTP " + std::to_string(status) + (message.empty() ? "" : ": " + message);
-}
-
-std::string url_encode(std::string_view value) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -214,7 +187,7 @@ void Client::keep_idle(std::unique_ptr<Call> call) {
   idle_.push_back(std::move(call));
 }
 
-Response Client::send(Call& call, std::string_view method, const std::string& target, const std::string& body,
+Response Client::exchange(Call& call, std::string_view method, const std::string& target, const std::string& body,
                       std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive) {
   Response out;
   auto req = make_request(method, target, body, content_type, config_, token_.token());
@@ -234,7 +207,7 @@ Response Client::send(Call& call, std::string_view method, const std::string& ta
   return out;
 }
 
-Response Client::request(std::string_view method, const std::string& target, const std::string& body,
+Response Client::send(std::string_view method, const std::string& target, const std::string& body,
                          std::string_view content_type, std::chrono::milliseconds timeout) {
   // A reused connection the server closed just as it was taken fails before any response: an idempotent request
   // is sent again on a new one (as Go's http.Transport retries). A POST is not, since the server may have acted
@@ -245,14 +218,14 @@ Response Client::request(std::string_view method, const std::string& target, con
     std::unique_ptr<Call> call = connection(timeout, out.error);
     if (!call) return out;
     bool keep_alive = false;
-    out = send(*call, method, target, body, content_type, timeout, keep_alive);
+    out = exchange(*call, method, target, body, content_type, timeout, keep_alive);
     if (out.status == 0 && call->reused && may_resend && attempt == 0) continue;
     if (out.status != 0 && keep_alive) keep_idle(std::move(call));
     return out;
   }
 }
 
-Response Client::stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
+Response Client::open_stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
                         std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop,
                         const std::function<void()>& on_open) {
   Response out;

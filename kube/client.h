@@ -14,41 +14,27 @@
 #include <string_view>
 #include <vector>
 
+#include "kube/api.h"
 #include "kube/config.h"
 
 namespace wm::kube {
 
-struct Response {
-  int status = 0;     // HTTP status; 0 when no response came (the error says why)
-  std::string body;   // the response body (for a stream: what followed an error status)
-  std::string error;  // transport failure: connect, TLS, timeout, stopped
-  bool ok() const { return status >= 200 && status < 300; }
-  std::string describe() const;  // "HTTP 404: <message>" or the transport error, for logs
-};
-
-inline constexpr std::string_view kJson = "application/json";
-inline constexpr std::string_view kApplyPatch = "application/apply-patch+yaml";
-inline constexpr std::string_view kMergePatch = "application/merge-patch+json";
-
-class Client {
+class Client : public Api {
  public:
   // Fails (with `error`) when the certificates in the configuration cannot be used.
   static Result<std::unique_ptr<Client>> make(const Config& config);
   ~Client();
 
-  // One request; `target` is the path and query.
-  Response request(std::string_view method, const std::string& target, const std::string& body = {},
-                   std::string_view content_type = kJson, std::chrono::milliseconds timeout = std::chrono::seconds(10));
-  // A streamed GET (a watch): `on_open` is called once the server answers 200, `on_data` gets the body as it
-  // arrives and returns false to end the stream. Ends when the server ends it, when nothing arrives for
-  // `idle_timeout`, or when `*stop` turns true.
-  Response stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
-                  std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop,
-                  const std::function<void()>& on_open = {});
-
   const Config& config() const { return config_; }
   // Connections opened so far (a figure for tests and benchmarks: reuse keeps it low).
   size_t connections_opened() const { return connections_opened_.load(); }
+
+ protected:
+  Response send(std::string_view method, const std::string& target, const std::string& body,
+                std::string_view content_type, std::chrono::milliseconds timeout) override;
+  Response open_stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
+                       std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop,
+                       const std::function<void()>& on_open) override;
 
  private:
   Client(Config config, std::shared_ptr<boost::asio::ssl::context> tls);
@@ -56,7 +42,7 @@ class Client {
   // An idle connection the server has not closed, or a new one (connected; nullptr with `error` on failure).
   std::unique_ptr<Call> connection(std::chrono::milliseconds timeout, std::string& error);
   void keep_idle(std::unique_ptr<Call> call);
-  Response send(Call& call, std::string_view method, const std::string& target, const std::string& body,
+  Response exchange(Call& call, std::string_view method, const std::string& target, const std::string& body,
                 std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive);
 
   Config config_;
@@ -66,8 +52,5 @@ class Client {
   std::vector<std::unique_ptr<Call>> idle_;  // most recently used last
   std::atomic<size_t> connections_opened_{0};
 };
-
-// Percent-encodes a query value (label selectors have '=' and ',').
-std::string url_encode(std::string_view value);
 
 }  // namespace wm::kube

@@ -19,13 +19,13 @@ Result<Resource> Discovery::find(const std::string& group, const std::string& ve
     if (auto it = found_.find(key); it != found_.end()) return it->second;
   }
   const std::string path = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
-  Response r = client_.request("GET", path);
-  if (!r.ok()) return Error{"discovery " + path + ": " + r.describe()};
+  Response r = api_.request("GET", path);
+  if (!r.ok()) return r.failure("discovery " + path);  // 404: the group/version is not served (yet)
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   simdjson::dom::array resources;
   if (parser.parse(r.body).get(doc) != simdjson::SUCCESS || doc["resources"].get_array().get(resources)) {
-    return Error{"discovery " + path + ": not a resource list"};
+    return Error{"discovery " + path + ": not a resource list", ErrorCode::Unavailable};
   }
   for (auto entry : resources) {
     std::string_view name, entry_kind;
@@ -38,7 +38,7 @@ Result<Resource> Discovery::find(const std::string& group, const std::string& ve
     found_[key] = found;
     return found;
   }
-  return Error{path + " serves no kind " + kind};
+  return Error{path + " serves no kind " + kind, ErrorCode::NotFound};
 }
 
 std::optional<Resource> Discovery::find_once_served(const std::string& group, const std::string& version,

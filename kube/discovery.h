@@ -10,7 +10,7 @@
 #include <string>
 
 #include "base/result.h"
-#include "kube/client.h"
+#include "kube/api.h"
 
 namespace wm::kube {
 
@@ -24,8 +24,8 @@ struct Resource {
 
 class Discovery {
  public:
-  explicit Discovery(Client& client) : client_(client) {}
-  // An error when the group/version is not served or has no such kind.
+  explicit Discovery(Api& api) : api_(api) {}
+  // NotFound when the group/version is not served or has no such kind; Unavailable when the API server did not say.
   Result<Resource> find(const std::string& group, const std::string& version, const std::string& kind);
   // find(), again with back-off (1 s doubling to 2 min) until the kind is served; nothing once `stop` is set.
   // `not_yet` hears the first failure (a CRD not installed yet, say).
@@ -34,7 +34,7 @@ class Discovery {
                                            const std::function<void(const std::string& error)>& not_yet);
 
  private:
-  Client& client_;
+  Api& api_;
   std::mutex mutex_;
   std::map<std::string, Resource> found_;  // by group/version/kind
 };

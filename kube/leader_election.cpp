@@ -67,9 +67,9 @@ LeaderElection::Attempt LeaderElection::try_acquire_or_renew() {
   mine.holder = options_.identity;
   mine.duration_seconds = options_.lease_duration.count();
   mine.acquire_time = mine.renew_time = now_text;
-  Response got = client_.request("GET", collection + "/" + options_.name);
+  Response got = api_.request("GET", collection + "/" + options_.name);
   if (got.status == 404) {
-    Response created = client_.request("POST", collection, lease_json(options_, mine));
+    Response created = api_.request("POST", collection, lease_json(options_, mine));
     if (!created.ok()) {
       if (created.status == 409) return Attempt::HeldByAnother;  // another candidate created it first
       on_problem_("create Lease " + options_.namespace_name + "/" + options_.name + ": " + created.describe());
@@ -99,7 +99,7 @@ LeaderElection::Attempt LeaderElection::try_acquire_or_renew() {
   } else {
     mine.transitions = seen.transitions + 1;
   }
-  Response updated = client_.request("PUT", collection + "/" + options_.name, lease_json(options_, mine));
+  Response updated = api_.request("PUT", collection + "/" + options_.name, lease_json(options_, mine));
   if (!updated.ok()) {
     if (updated.status == 409) return Attempt::HeldByAnother;  // another candidate wrote first
     on_problem_("update Lease " + options_.namespace_name + "/" + options_.name + ": " + updated.describe());
@@ -120,7 +120,7 @@ void LeaderElection::release() {
   empty.holder.clear();
   empty.duration_seconds = 1;
   empty.renew_time = empty.acquire_time = micro_time_now();
-  client_.request("PUT",
+  api_.request("PUT",
                   "/apis/coordination.k8s.io/v1/namespaces/" + options_.namespace_name + "/leases/" + options_.name,
                   lease_json(options_, empty), kJson, std::chrono::seconds(2));
 }

@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "kube/client.h"
+#include "kube/api.h"
 
 namespace wm::kube {
 
@@ -38,9 +38,9 @@ bool may_take_lease(const LeaseRecord& record, const std::string& identity,
 
 class LeaderElection {
  public:
-  LeaderElection(Client& client, LeaderElectionOptions options, std::function<void(bool leading)> on_change,
+  LeaderElection(Api& api, LeaderElectionOptions options, std::function<void(bool leading)> on_change,
                  std::function<void(const std::string& problem)> on_problem)
-      : client_(client),
+      : api_(api),
         options_(std::move(options)),
         on_change_(std::move(on_change)),
         on_problem_(std::move(on_problem)) {}
@@ -55,7 +55,7 @@ class LeaderElection {
   void release();
   void set_leading(bool leading);
 
-  Client& client_;
+  Api& api_;
   LeaderElectionOptions options_;
   std::function<void(bool)> on_change_;
   std::function<void(const std::string&)> on_problem_;

@@ -77,7 +77,7 @@ bool Reflector::list(std::string& resource_version, const std::atomic<bool>& sto
   do {
     std::string target = collection_.path + "?" + query(collection_) + "limit=500";
     if (!continue_token.empty()) target += "&continue=" + url_encode(continue_token);
-    Response r = client_.request("GET", target, {}, kJson, std::chrono::seconds(60));
+    Response r = api_.request("GET", target, {}, kJson, std::chrono::seconds(60));
     if (stop.load()) return false;
     if (!r.ok()) {
       handlers_.failed("list " + collection_.path + ": " + r.describe());
@@ -135,7 +135,7 @@ Reflector::WatchEnd Reflector::watch(std::string& resource_version, const std::a
     handlers_.changed(t, with_type(std::move(event->object_json)));
     return true;
   };
-  Response r = client_.stream(
+  Response r = api_.stream(
       target,
       [&](std::string_view data) {
         bool go_on = true;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "kube/client.h"
+#include "kube/api.h"
 
 namespace wm::kube {
 
@@ -44,8 +44,8 @@ struct ReflectorHandlers {
 
 class Reflector {
  public:
-  Reflector(Client& client, Collection collection, ReflectorHandlers handlers)
-      : client_(client), collection_(std::move(collection)), handlers_(std::move(handlers)) {}
+  Reflector(Api& api, Collection collection, ReflectorHandlers handlers)
+      : api_(api), collection_(std::move(collection)), handlers_(std::move(handlers)) {}
   // Lists and watches until `stop`.
   void run(const std::atomic<bool>& stop);
 
@@ -68,7 +68,7 @@ class Reflector {
   WatchEnd watch(std::string& resource_version, const std::atomic<bool>& stop);
   std::string with_type(std::string object_json) const;
 
-  Client& client_;
+  Api& api_;
   Collection collection_;
   ReflectorHandlers handlers_;
 };

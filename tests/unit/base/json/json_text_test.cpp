@@ -67,3 +67,13 @@ TEST_CASE("JSON Pointer: tokens are escaped, split back and walked without loss"
   CHECK(json::split_pointer("").empty());
   CHECK(json::split_pointer("/") == std::vector<std::string>{""});
 }
+
+TEST_CASE("JsonWriter: commas and colons where they belong, strings escaped, nesting kept") {
+  wm::json::JsonWriter w;
+  w.begin_object().field("name", "a\"b").field("count", 3).field("ok", true);
+  w.key("items").begin_array().value("x").begin_object().end_object().raw("[1,2]").end_array();
+  w.key("empty").begin_array().end_array().end_object();
+  CHECK(w.str() == R"({"name":"a\"b","count":3,"ok":true,"items":["x",{},[1,2]],"empty":[]})");
+  simdjson::dom::parser parser;
+  CHECK(parser.parse(w.str()).error() == simdjson::SUCCESS);
+}

@@ -5,7 +5,9 @@
 #include <string>
 
 using wm::Error;
+using wm::ErrorCode;
 using wm::Result;
+using wm::retryable;
 
 namespace {
 
@@ -59,4 +61,16 @@ TEST_CASE("a result with no value says only whether it worked") {
   CHECK(checked(false).error().empty());
   CHECK_FALSE(checked(true));
   CHECK(checked(true).error() == "refused");
+}
+
+TEST_CASE("An error's code says whether to look again") {
+  const Result<int> invalid = Error{"bad"};
+  CHECK(invalid.code() == ErrorCode::Invalid);  // the default: the same input fails the same way
+  CHECK_FALSE(retryable(invalid.code()));
+  const Result<void> unavailable = Error{"the API server did not answer", ErrorCode::Unavailable};
+  CHECK(retryable(unavailable.code()));
+  CHECK(unavailable.failure().message == "the API server did not answer");
+  CHECK(retryable(ErrorCode::NotFound));
+  CHECK(retryable(ErrorCode::Conflict));
+  CHECK_FALSE(retryable(ErrorCode::Internal));
 }

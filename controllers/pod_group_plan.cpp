@@ -1,0 +1,113 @@
+#include "controllers/pod_group_plan.h"
+
+#include <algorithm>
+
+#include "base/json/json_patch.h"
+#include "base/json/json_pointer.h"
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
+#include "common/labels.h"
+#include "mapper/expr/json_patch_apply.h"
+#include "mapper/view/workload_view.h"
+#include "policy/gang_values.h"
+#include "policy/owners.h"
+#include "policy/policy.h"
+
+namespace wm::controllers {
+
+namespace {
+
+// The rendered object with its owner and the labels that find it again: owned by the workload (so that the garbage
+// collector deletes it with the workload) and labelled with the workload's uid.
+Result<std::string> owned(const std::string& object_json, simdjson::dom::element object,
+                          simdjson::dom::element workload) {
+  const std::string uid(json::string_at(workload, "/metadata/uid"));
+  json::JsonWriter owner;
+  owner.begin_array().begin_object();
+  owner.field("apiVersion", json::string_at(workload, "/apiVersion"));
+  owner.field("kind", json::string_at(workload, "/kind"));
+  owner.field("name", json::string_at(workload, "/metadata/name"));
+  owner.field("uid", uid);
+  owner.end_object().end_array();
+  json::JsonPatchBuilder patch(object);
+  if (!patch.set("/metadata/ownerReferences", owner.str()) ||
+      !patch.merge_map("/metadata/labels",
+                       {{"app.kubernetes.io/managed-by", "workload-map"}, {std::string(kOwnerUidLabel), uid}}))
+    return Error{patch.error(), ErrorCode::Internal};
+  auto applied = json::apply_json_patch(object_json, patch.str());
+  if (!applied) return Error{applied.error(), ErrorCode::Internal};
+  return applied;
+}
+
+}  // namespace
+
+std::map<std::string, catalog::GroupVersionKind> kinds_needing_pod_groups(const policy::AdmissionState& state) {
+  std::map<std::string, catalog::GroupVersionKind> wanted;
+  if (!state.catalog || !state.policy) return wanted;
+  for (const auto& d : state.catalog->definitions())
+    for (const auto& rule : state.policy->rules()) {
+      if (!rule.profile) continue;
+      const bool kind_ok = std::any_of(rule.kinds.begin(), rule.kinds.end(), [&](const std::string& k) {
+        return policy::kind_matches(k, d->gvk.group, d->gvk.kind);
+      });
+      if (kind_ok && (policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, true).pod_group ||
+                      policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, false).pod_group))
+        wanted.emplace(d->gvk.group + "/" + d->gvk.kind, d->gvk);
+    }
+  return wanted;
+}
+
+Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, simdjson::dom::element workload,
+                                         const FindResource& find) {
+  const std::string api_version(json::string_at(workload, "/apiVersion")), kind(json::string_at(workload, "/kind"));
+  const std::string namespace_name(json::string_at(workload, "/metadata/namespace"));
+  const std::string profile_name(json::string_at(workload, json::pointer_child("/metadata/labels", kProfileLabel)));
+  const catalog::Catalog::Match match = state.catalog->find(api_version, kind);
+  const policy::SchedulerProfile* profile = state.policy->profile(profile_name);
+  if (!match.definition || !profile)
+    return Error{"its kind or its profile (" + profile_name + ") is no longer known"};
+  const auto& gvk = match.definition->gvk;
+  const bool standalone = !policy::owners_of(workload).controller;
+  const policy::ProfileEdits& edits = policy::Policy::edits_for(*profile, gvk.group, gvk.kind, standalone);
+  DesiredPodGroups desired;
+  if (!edits.pod_group) return desired;  // none: any it has go
+
+  json::ObjectDocument doc(workload);
+  view::ViewOptions options = policy::view_options_for(*profile, gvk.group, gvk.kind, standalone);
+  options.catalog = state.catalog.get();
+  options.references = state.references.get();
+  const view::WorkloadView view = view::build_view(*match.definition, doc, options);
+  std::string group_name(
+      json::string_at(workload, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
+  if (group_name.empty()) group_name = json::string_at(workload, "/metadata/name");
+  const std::string queue(json::string_at(workload, json::pointer_child("/metadata/annotations", kQueueAnnotation)));
+  simdjson::dom::parser object_parser;
+  for (const auto& object_json :
+       policy::pod_group_objects(*edits.pod_group, view, profile->gang_rule, workload, group_name, queue)) {
+    simdjson::dom::element object;
+    if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
+    const auto [group, version] = json::split_api_version(json::string_at(object, "/apiVersion"));
+    auto resource = find(std::string(group), std::string(version), std::string(json::string_at(object, "/kind")));
+    if (!resource) return resource.failure();
+    std::string object_namespace(json::string_at(object, "/metadata/namespace"));
+    if (object_namespace.empty()) object_namespace = namespace_name;
+    auto body = owned(object_json, object, workload);
+    if (!body) return body.failure();
+    const std::string path = resource->path(object_namespace);
+    desired.resources.emplace(path, *resource);
+    desired.bodies[{path, std::string(json::string_at(object, "/metadata/name"))}] = std::move(*body);
+  }
+  return desired;
+}
+
+PodGroupWrites plan_pod_group_writes(const DesiredPodGroups& desired,
+                                     const std::map<PodGroupPlace, std::string>& applied) {
+  PodGroupWrites writes;
+  for (const auto& [place, body] : desired.bodies)
+    if (auto it = applied.find(place); it == applied.end() || it->second != body) writes.apply.emplace_back(place, &body);
+  for (const auto& [place, body] : applied)
+    if (!desired.bodies.count(place)) writes.remove.push_back(place);
+  return writes;
+}
+
+}  // namespace wm::controllers
