@@ -7,7 +7,6 @@
 #include "kube/backoff.h"
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
-#include "mapper/catalog/definition_loader.h"
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
 
@@ -16,25 +15,6 @@ namespace wm::controllers {
 namespace {
 
 std::string karta_path(const std::string& name) { return "/apis/run.ai/v1alpha1/kartas/" + kube::url_encode(name); }
-
-KartaSource::Condition shown_condition(simdjson::dom::element karta) {
-  KartaSource::Condition c;
-  simdjson::dom::array conditions;
-  if (karta.at_pointer("/status/conditions").get_array().get(conditions) != simdjson::SUCCESS) return c;
-  for (auto entry : conditions) {
-    if (json::string_at(entry, "/type") != kAcceptedCondition) continue;
-    c.status = json::string_at(entry, "/status");
-    c.reason = json::string_at(entry, "/reason");
-    c.message = json::string_at(entry, "/message");
-    c.last_transition = json::string_at(entry, "/lastTransitionTime");
-    int64_t g = -1;
-    if (entry["observedGeneration"].get_int64().get(g) != simdjson::SUCCESS) g = -1;
-    c.observed_generation = g;
-  }
-  return c;
-}
-
-constexpr size_t kMaxMessage = 32768;  // the CRD's maxLength for a condition message
 
 }  // namespace
 
@@ -52,28 +32,14 @@ bool KartaSource::update(const std::string& object_json) {
   const bool checked = entry.generation != generation;
   if (checked) {  // a status write alone does not change the generation
     entry.generation = generation;
-    const std::string file = "Karta " + name;
-    catalog::DefinitionLoad load = catalog::load_definitions(object_json, file);
-    Condition& c = entry.wanted;
-    c.observed_generation = generation;
-    if (load.errors.empty() && load.definitions.size() == 1) {
-      entry.live = std::make_shared<const catalog::Definition>(std::move(load.definitions.front()));
+    KartaVerdict verdict = check_karta(object_json, name, generation, entry.live ? entry.live_generation : -1);
+    entry.wanted = verdict.condition;
+    if (verdict.accepted) {
+      entry.live = std::move(verdict.accepted);
       entry.live_generation = generation;
-      c.status = "True";
-      c.reason = "Accepted";
-      c.message = "in force: " + entry.live->gvk.str();
       cluster_.log.log(LogLevel::Info, "Karta accepted", {{"karta", name}, {"kind", entry.live->gvk.str()}});
     } else {
-      std::string problems;
-      for (const auto& p : load.errors) problems += (problems.empty() ? "" : "\n") + p.str();
-      if (problems.empty()) problems = file + ": holds no definition";
-      c.status = "False";
-      c.reason = "Invalid";
-      c.message =
-          problems.substr(0, kMaxMessage - 200) +
-          (entry.live ? "\nThe last accepted generation (" + std::to_string(entry.live_generation) + ") stays in force."
-                      : std::string());
-      cluster_.log.log(LogLevel::Warn, "Karta refused", {{"karta", name}, {"problems", problems}});
+      cluster_.log.log(LogLevel::Warn, "Karta refused", {{"karta", name}, {"problems", verdict.problems}});
     }
   }
   entry.labels_patch = karta_lookup_labels_patch(karta);
@@ -86,7 +52,7 @@ void KartaSource::publish() {
   size_t accepted = 0, refused = 0;
   for (const auto& [name, entry] : entries_) {
     if (entry.live) live.push_back(entry.live);
-    (entry.wanted.status == "True" ? accepted : refused)++;
+    (entry.wanted.accepted() ? accepted : refused)++;
   }
   cluster_.state.set_cluster_definitions(std::move(live));
   cluster_.metrics.set_definitions(cluster_.state.current().catalog->size());
@@ -159,17 +125,19 @@ void KartaSource::write_statuses(const std::atomic<bool>& stop, const std::atomi
     const WorkQueue::Holding holding(statuses_, name);
     if (!leading.load()) continue;  // the leader writes; leadership_changed() queues them again
     // The status first: the watch event the label write causes then shows it, and is no reason to write it again.
-    const bool status_written = write_status(name);
-    if (!write_labels(name) || !status_written) statuses_.add(name, std::chrono::seconds(5));
+    const Result<void> status = write_status(name);
+    const Result<void> labels = write_labels(name);
+    const bool retry = (!status && retryable(status.code())) || (!labels && retryable(labels.code()));
+    if (retry) statuses_.add(name, std::chrono::seconds(5));
   }
 }
 
-bool KartaSource::write_labels(const std::string& name) {
+Result<void> KartaSource::write_labels(const std::string& name) {
   std::string body;
   {
     std::lock_guard lock(mutex_);
     auto it = entries_.find(name);
-    if (it == entries_.end() || !it->second.labels_patch) return true;
+    if (it == entries_.end() || !it->second.labels_patch) return {};
     body = *it->second.labels_patch;
   }
   // A field manager of its own: the labels stay the cluster side's, apart from the status it writes.
@@ -180,49 +148,39 @@ bool KartaSource::write_labels(const std::string& name) {
     std::lock_guard lock(mutex_);
     if (auto it = entries_.find(name); it != entries_.end() && it->second.labels_patch == body)
       it->second.labels_patch.reset();  // the watch's next event says so too
-    return true;
+    return {};
   }
-  if (r.status == 404) return true;  // deleted meanwhile
+  if (r.status == 404) return {};  // deleted meanwhile
   cluster_.log.log(LogLevel::Warn, "cannot label a Karta for KAI Scheduler's lookup",
                    {{"karta", name}, {"problem", r.describe()}});
-  return false;
+  return r.failure_to_retry("label Karta " + name);
 }
 
-bool KartaSource::write_status(const std::string& name) {
-  Condition wanted;
-  bool transition = false;
+Result<void> KartaSource::write_status(const std::string& name) {
+  std::optional<KartaStatusWrite> write;
+  KartaCondition wanted;
   std::string uid;
   {
     std::lock_guard lock(mutex_);
     auto it = entries_.find(name);
-    if (it == entries_.end() || it->second.wanted.same_as(it->second.shown)) return true;
+    if (it == entries_.end()) return {};
     wanted = it->second.wanted;
     uid = it->second.uid;
-    transition = it->second.shown.status != wanted.status || it->second.shown.message != wanted.message;
-    // The transition time moves only when the status does.
-    wanted.last_transition = it->second.shown.status == wanted.status && !it->second.shown.last_transition.empty()
-                                 ? it->second.shown.last_transition
-                                 : kube::micro_time_now().substr(0, 19) + "Z";
+    write = plan_karta_status(name, wanted, it->second.shown, kube::micro_time_now().substr(0, 19) + "Z");
   }
-  const std::string body = R"({"apiVersion":"run.ai/v1alpha1","kind":"Karta","metadata":{"name":)" +
-                           json::json_string(name) + R"(},"status":{"conditions":[{"type":)" +
-                           json::json_string(kAcceptedCondition) + ",\"status\":" + json::json_string(wanted.status) +
-                           ",\"reason\":" + json::json_string(wanted.reason) +
-                           ",\"message\":" + json::json_string(wanted.message) +
-                           ",\"observedGeneration\":" + std::to_string(wanted.observed_generation) +
-                           ",\"lastTransitionTime\":" + json::json_string(wanted.last_transition) + "}]}}";
+  if (!write) return {};
   kube::Response r = cluster_.api.request("PATCH", karta_path(name) + "/status?fieldManager=workload-map&force=true",
-                                             body, kube::kApplyPatch);
-  if (r.ok() && transition) {
+                                          write->body, kube::kApplyPatch);
+  if (r.ok() && write->transition) {
     const ObjectReference karta{"run.ai/v1alpha1", "Karta", "", name, uid};
-    if (wanted.status == "True")
+    if (wanted.accepted())
       cluster_.events.normal(karta, wanted.reason, wanted.message);
     else
       cluster_.events.warning(karta, wanted.reason, wanted.message);
   }
-  if (r.ok() || r.status == 404) return true;  // 404: deleted meanwhile
+  if (r.ok() || r.status == 404) return {};  // 404: deleted meanwhile
   cluster_.log.log(LogLevel::Warn, "cannot write a Karta's status", {{"karta", name}, {"problem", r.describe()}});
-  return false;
+  return r.failure_to_retry("write the status of Karta " + name);
 }
 
 }  // namespace wm::controllers

@@ -16,14 +16,13 @@
 #include "common/metrics.h"
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
+#include "controllers/karta_check.h"
 #include "controllers/work_queue.h"
 #include "kube/api.h"
 #include "mapper/catalog/definition.h"
 #include "policy/state_store.h"
 
 namespace wm::controllers {
-
-inline constexpr std::string_view kAcceptedCondition = "workload-map.io/Accepted";
 
 class KartaSource {
  public:
@@ -35,14 +34,12 @@ class KartaSource {
   void write_statuses(const std::atomic<bool>& stop, const std::atomic<bool>& leading);
   void leadership_changed(bool leading);
 
-  struct Condition {
-    std::string status, reason, message, last_transition;
-    long long observed_generation = -1;
-    bool same_as(const Condition& o) const {
-      return status == o.status && reason == o.reason && message == o.message &&
-             observed_generation == o.observed_generation;
-    }
-  };
+  // What the watch calls (the Kartas listed again; one changed), and the writes of one Karta's status and labels:
+  // public so that unit tests drive them over a fake API server. A write's error says whether to retry.
+  void replaced(std::vector<std::string> objects);
+  void changed(bool deleted, const std::string& object);
+  Result<void> write_status(const std::string& name);
+  Result<void> write_labels(const std::string& name);
 
  private:
   struct Entry {
@@ -50,15 +47,10 @@ class KartaSource {
     long long generation = -1;                        // of the spec last checked
     std::shared_ptr<const catalog::Definition> live;  // the last accepted definition, in force
     long long live_generation = -1;
-    Condition wanted, shown;                  // the condition to write, and the one the object has
+    KartaCondition wanted, shown;             // the condition to write, and the one the object has
     std::optional<std::string> labels_patch;  // the lookup labels it lacks, as an apply body
     bool needs_writing() const { return labels_patch || !wanted.same_as(shown); }
   };
-  // Each false when the write failed and is worth trying again.
-  bool write_status(const std::string& name);
-  bool write_labels(const std::string& name);
-  void replaced(std::vector<std::string> objects);
-  void changed(bool deleted, const std::string& object);
   bool update(const std::string& object_json);  // with mutex_ held; true when it checked a new generation
   void publish();                               // with mutex_ held
 

@@ -58,7 +58,7 @@ std::map<std::string, catalog::GroupVersionKind> kinds_needing_pod_groups(const 
 }
 
 Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, simdjson::dom::element workload,
-                                         const FindResource& find) {
+                                         const kube::FindResource& find) {
   const std::string api_version(json::string_at(workload, "/apiVersion")), kind(json::string_at(workload, "/kind"));
   const std::string namespace_name(json::string_at(workload, "/metadata/namespace"));
   const std::string profile_name(json::string_at(workload, json::pointer_child("/metadata/labels", kProfileLabel)));

@@ -36,15 +36,11 @@ struct DesiredPodGroups {
 // (the API server converts).
 std::map<std::string, catalog::GroupVersionKind> kinds_needing_pod_groups(const policy::AdmissionState& state);
 
-// A kind's API resource, as discovery finds it (NotFound until its CRD is served).
-using FindResource =
-    std::function<Result<kube::Resource>(const std::string& group, const std::string& version, const std::string& kind)>;
-
 // The PodGroups `workload` should have under the profile admission labelled it with: none (and any it has go) when
 // the profile writes no PodGroup. Fails Invalid when its kind or profile is no longer known (nothing to do until it
 // changes), with find's error when a PodGroup's kind is not served (retry), Internal when an object cannot be built.
 Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, simdjson::dom::element workload,
-                                         const FindResource& find);
+                                         const kube::FindResource& find);
 
 // The writes that take `applied` (what this leader last wrote, by place; "" for one it found but did not write) to
 // `desired`: apply what differs, delete what is no longer desired.

@@ -162,9 +162,7 @@ Result<void> PodGroupController::reconcile_one(const std::string& key) {
   simdjson::dom::element root;
   if (parser.parse(json).get(root) != simdjson::SUCCESS) return Error{"not JSON", ErrorCode::Internal};
   const Result<DesiredPodGroups> desired =
-      plan_pod_groups(cluster_.state.current(), root, [this](const auto& group, const auto& version, const auto& kind) {
-        return cluster_.discovery.find(group, version, kind);
-      });
+      plan_pod_groups(cluster_.state.current(), root, cluster_.discovery.finder());
   if (!desired) {
     report_failure(key, root, desired.failure());
     return desired.failure();
@@ -226,15 +224,13 @@ Result<void> PodGroupController::apply(const std::string& key, simdjson::dom::el
         "PATCH", place.first + "/" + kube::url_encode(place.second) + "?fieldManager=workload-map&force=true", *body,
         kube::kApplyPatch);
     if (!r.ok()) {
-      Error error = r.failure("apply PodGroup " + place.second);
       cluster_.log.log(LogLevel::Warn, "cannot apply a PodGroup (retrying)",
                        {{"workload", key}, {"podGroup", place.second}, {"problem", r.describe()}});
       cluster_.events.warning(reference_to(root), "PodGroupFailed",
                               "cannot apply PodGroup " + place.second + ": " + r.describe());
       cluster_.metrics.add_counter(kPodGroupErrorsMetric, {{"kind", kind}});
       applied.uid.clear();
-      if (!retryable(error.code)) error.code = ErrorCode::Unavailable;  // a refusal may pass once the CRD changes
-      return error;
+      return r.failure_to_retry("apply PodGroup " + place.second);
     }
     // An apply answers 201 when it created the object. A 200 on first look is one a previous leader wrote, which
     // this one only re-asserts: no Event.
@@ -283,9 +279,7 @@ Result<void> PodGroupController::prune(const std::string& key, simdjson::dom::el
     if (!r.ok() && r.status != 404) {
       cluster_.log.log(LogLevel::Warn, "cannot delete a PodGroup its workload no longer has (retrying)",
                        {{"workload", key}, {"podGroup", place.second}, {"problem", r.describe()}});
-      Error error = r.failure("delete PodGroup " + place.second);
-      if (!retryable(error.code)) error.code = ErrorCode::Unavailable;
-      return error;
+      return r.failure_to_retry("delete PodGroup " + place.second);
     }
     cluster_.metrics.add_counter(kPodGroupsDeletedMetric, {{"kind", kind}});
     cluster_.log.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", place.second}});

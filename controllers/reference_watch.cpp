@@ -8,22 +8,24 @@
 
 namespace wm::controllers {
 
+std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::AdmissionState& state) {
+  std::map<std::string, catalog::GroupVersionKind> wanted;
+  if (state.catalog)
+    for (const auto& d : state.catalog->definitions())
+      for (const auto& ref : d->references)
+        for (const auto& k : ref.kinds) wanted.emplace(k.gvk.group + "/" + k.gvk.kind, k.gvk);
+  // And the queues of the policy's schedulers, where they are objects: admission warns of a queue not among them.
+  if (state.policy)
+    for (const auto& name : state.policy->profile_names()) {
+      const catalog::GroupVersionKind& queues = state.policy->profile(name)->queues.object;
+      if (!queues.kind.empty()) wanted.emplace(queues.group + "/" + queues.kind, queues);
+    }
+  return wanted;
+}
+
 void ReferenceWatch::run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
-    // One watch per referenced group/kind, at the version its first definition names (the API server converts).
-    std::map<std::string, catalog::GroupVersionKind> wanted;
-    const policy::AdmissionState st = cluster_.state.current();
-    if (st.catalog)
-      for (const auto& d : st.catalog->definitions())
-        for (const auto& ref : d->references)
-          for (const auto& k : ref.kinds) wanted.emplace(k.gvk.group + "/" + k.gvk.kind, k.gvk);
-    // And the queues of the policy's schedulers, where they are objects: admission warns of a queue not among them.
-    if (st.policy)
-      for (const auto& name : st.policy->profile_names()) {
-        const catalog::GroupVersionKind& queues = st.policy->profile(name)->queues.object;
-        if (!queues.kind.empty()) wanted.emplace(queues.group + "/" + queues.kind, queues);
-      }
-    for (const auto& key : watchers_.sync(wanted)) {  // nothing refers to these any more
+    for (const auto& key : watchers_.sync(referenced_kinds(cluster_.state.current()))) {  // nothing refers to these
       const auto slash = key.find('/');
       cluster_.state.references().forget_kind(key.substr(0, slash), key.substr(slash + 1));
     }

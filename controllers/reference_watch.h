@@ -16,9 +16,14 @@
 #include "kube/api.h"
 #include "kube/discovery.h"
 #include "mapper/catalog/definition.h"
+#include "policy/admission_state.h"
 #include "policy/state_store.h"
 
 namespace wm::controllers {
+
+// What to watch, without I/O: each kind the catalog's definitions refer to and each profile's queue kind, by
+// group/kind, at the version its first definition names (the API server converts).
+std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::AdmissionState& state);
 
 class ReferenceWatch {
  public:

@@ -7,13 +7,12 @@
 
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
+#include "base/json/json_read.h"
 #include "base/json/json_writer.h"
 
 namespace wm::controllers {
 
 namespace {
-
-using GroupResource = std::pair<std::string, std::string>;
 
 bool has(simdjson::dom::element rule, std::string_view list, std::string_view value) {
   simdjson::dom::array items;
@@ -33,51 +32,62 @@ bool routes(simdjson::dom::array rules, const GroupResource& gr) {
   return false;
 }
 
-// The JSON Patch that adds a rule for each resource of `wanted` that a webhook of the configuration does not route,
-// with the configuration's resourceVersion as a precondition; `added` names them ("" when none is missing).
-std::string missing_rules_patch(simdjson::dom::element config, simdjson::dom::array webhooks,
-                                const std::set<GroupResource>& wanted, std::string& added) {
-  std::string_view resource_version;
-  if (config.at_pointer("/metadata/resourceVersion").get_string().get(resource_version)) resource_version = "";
-  std::string patch =
-      "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" + json::json_string(resource_version) + "}";
+}  // namespace
+
+RoutedResources resources_to_route(const catalog::Catalog& catalog, const kube::FindResource& find) {
+  RoutedResources out;
+  for (const auto& d : catalog.definitions()) {
+    auto resource = find(d->gvk.group, d->gvk.version, d->gvk.kind);
+    if (resource)
+      out.resources.emplace(resource->group, resource->plural);
+    else
+      out.complete = false;
+  }
+  return out;
+}
+
+RulesPatch missing_rules_patch(simdjson::dom::element config, const std::set<GroupResource>& wanted) {
+  RulesPatch out;
+  simdjson::dom::array webhooks;
+  if (config["webhooks"].get_array().get(webhooks) != simdjson::SUCCESS) return out;
+  json::JsonWriter patch;
+  patch.begin_array();
+  patch.begin_object().field("op", "test").field("path", "/metadata/resourceVersion");
+  patch.field("value", json::string_at(config, "/metadata/resourceVersion")).end_object();
   size_t index = 0;
   for (auto webhook : webhooks) {
+    const std::string rules_path = "/webhooks/" + std::to_string(index++) + "/rules";
     simdjson::dom::array rules;
     const bool has_rules = webhook["rules"].get_array().get(rules) == simdjson::SUCCESS;
     std::map<std::string, std::vector<std::string>> missing;  // by group
     for (const auto& gr : wanted)
       if (!has_rules || !routes(rules, gr)) missing[gr.first].push_back(gr.second);
     if (!has_rules && !missing.empty())
-      patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) + "/rules\",\"value\":[]}";
+      patch.begin_object().field("op", "add").field("path", rules_path).key("value").begin_array().end_array().end_object();
     for (const auto& [group, resources] : missing) {
-      std::string list;
+      patch.begin_object().field("op", "add").field("path", rules_path + "/-").key("value").begin_object();
+      patch.key("operations").begin_array().value("CREATE").value("UPDATE").end_array();
+      patch.key("apiGroups").begin_array().value(group).end_array();
+      patch.key("apiVersions").begin_array().value("*").end_array();
+      patch.key("resources").begin_array();
       for (const auto& r : resources) {
-        list += (list.empty() ? "" : ",") + json::json_string(r);
-        added += (added.empty() ? "" : ", ") + r + (group.empty() ? "" : "." + group);
+        patch.value(r);
+        out.added += (out.added.empty() ? "" : ", ") + r + (group.empty() ? "" : "." + group);
       }
-      patch += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(index) +
-               "/rules/-\",\"value\":{\"operations\":[\"CREATE\",\"UPDATE\"],\"apiGroups\":[" +
-               json::json_string(group) + "],\"apiVersions\":[\"*\"],\"resources\":[" + list + "]}}";
+      patch.end_array().end_object().end_object();
     }
-    ++index;
   }
-  return patch + "]";
+  patch.end_array();
+  if (!out.added.empty()) out.patch = patch.take();
+  return out;
 }
-}  // namespace
 
-bool WebhookRules::sync() {
+Result<void> WebhookRules::sync() {
   const auto catalog = cluster_.state.current().catalog;
-  if (!catalog) return false;
-  bool complete = true;
-  std::set<GroupResource> wanted;
-  for (const auto& d : catalog->definitions()) {
-    auto resource = cluster_.discovery.find(d->gvk.group, d->gvk.version, d->gvk.kind);
-    if (resource)
-      wanted.emplace(resource->group, resource->plural);
-    else
-      complete = false;  // its CRD is not installed yet: looked for again on the next round
-  }
+  if (!catalog) return Error{"no catalog yet", ErrorCode::Unavailable};
+  const RoutedResources wanted = resources_to_route(*catalog, cluster_.discovery.finder());
+  Result<void> outcome;
+  if (!wanted.complete) outcome = Error{"some catalog kinds are not served yet", ErrorCode::NotFound};
   simdjson::dom::parser parser;
   for (const auto& path : configurations_) {
     kube::Response got = cluster_.api.request("GET", path);
@@ -87,17 +97,17 @@ bool WebhookRules::sync() {
     if (!got.ok() || parser.parse(got.body).get(config) || config["webhooks"].get_array().get(webhooks)) {
       cluster_.log.log(LogLevel::Warn, "cannot read a webhook configuration",
                        {{"configuration", path}, {"problem", got.describe()}});
-      complete = false;
+      outcome = got.ok() ? Error{"read " + path + ": not a webhook configuration", ErrorCode::Unavailable}
+                         : got.failure("read " + path);
       continue;
     }
-    std::string added;
-    const std::string patch = missing_rules_patch(config, webhooks, wanted, added);
+    const auto [patch, added] = missing_rules_patch(config, wanted.resources);
     if (added.empty()) continue;
-    kube::Response r = cluster_.api.request("PATCH", path, patch, "application/json-patch+json");
+    kube::Response r = cluster_.api.request("PATCH", path, patch, kube::kJsonPatch);
     if (!r.ok()) {
       cluster_.log.log(LogLevel::Warn, "cannot add rules to a webhook configuration (retrying)",
                        {{"configuration", path}, {"problem", r.describe()}});
-      complete = false;
+      outcome = r.failure("add rules to " + path);  // 422 from the test: someone wrote it first
       continue;
     }
     cluster_.metrics.add_counter(kWebhookRulesAddedMetric, {});
@@ -107,7 +117,7 @@ bool WebhookRules::sync() {
     if (reference.api_version.empty()) reference.api_version = "admissionregistration.k8s.io/v1";
     cluster_.events.normal(reference, "RulesAdded", "now routes " + added + " to the webhook");
   }
-  return complete;
+  return outcome;
 }
 
 void WebhookRules::run(const std::atomic<bool>& stop, const std::atomic<bool>& leading) {
@@ -123,7 +133,7 @@ void WebhookRules::run(const std::atomic<bool>& stop, const std::atomic<bool>& l
     const auto now = std::chrono::steady_clock::now();
     if (catalog.get() == synced && now - last < std::chrono::minutes(1)) continue;
     last = now;
-    synced = sync() ? catalog.get() : nullptr;
+    synced = sync() ? catalog.get() : nullptr;  // any failure: the next round (100 ms) asks again
   }
 }
 

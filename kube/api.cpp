@@ -30,6 +30,12 @@ Error Response::failure(std::string_view what) const {
   return Error{std::string(what) + ": " + describe(), code};
 }
 
+Error Response::failure_to_retry(std::string_view what) const {
+  Error error = failure(what);
+  if (!retryable(error.code)) error.code = ErrorCode::Unavailable;
+  return error;
+}
+
 std::string url_encode(std::string_view value) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;

@@ -22,6 +22,9 @@ struct Response {
   // What went wrong, with what to do about it: no answer, 429 and 5xx are Unavailable, 404 NotFound, 409 Conflict,
   // any other status Invalid. `what` says what was asked ("list /apis/..."), before describe().
   Error failure(std::string_view what) const;
+  // failure(), retryable whatever the status: for a write whose refusal may pass later (once a CRD, a webhook, a
+  // quota or the RBAC changes), which a controller looks at again with back-off.
+  Error failure_to_retry(std::string_view what) const;
 };
 
 inline constexpr std::string_view kJson = "application/json";

@@ -22,11 +22,21 @@ struct Resource {
   std::string path(const std::string& namespace_name = {}) const;
 };
 
+// A kind's API resource, as Discovery::find finds it: what the controllers' plans take, so that a test can answer.
+using FindResource =
+    std::function<Result<Resource>(const std::string& group, const std::string& version, const std::string& kind)>;
+
 class Discovery {
  public:
   explicit Discovery(Api& api) : api_(api) {}
   // NotFound when the group/version is not served or has no such kind; Unavailable when the API server did not say.
   Result<Resource> find(const std::string& group, const std::string& version, const std::string& kind);
+  // find(), as a plan takes it.
+  FindResource finder() {
+    return [this](const std::string& group, const std::string& version, const std::string& kind) {
+      return find(group, version, kind);
+    };
+  }
   // find(), again with back-off (1 s doubling to 2 min) until the kind is served; nothing once `stop` is set.
   // `not_yet` hears the first failure (a CRD not installed yet, say).
   std::optional<Resource> find_once_served(const std::string& group, const std::string& version,
