@@ -6,6 +6,7 @@
 #include "mapper/view/resources.h"
 #include "mapper/view/view_json.h"
 #include "policy/gang_values.h"
+#include "policy/limits.h"
 #include "webhook/replica_gang.h"
 
 namespace wm::webhook {
@@ -93,10 +94,6 @@ json::StringPairs render(const policy::TemplatePairs& templates, const policy::T
   size_t at = 0;
   render_into(out, at, templates, values);
   return out;
-}
-
-std::string quantity_text(const std::string& resource, const view::Quantity& q) {
-  return q.str(view::is_byte_resource(resource));
 }
 
 }  // namespace
@@ -226,59 +223,13 @@ std::vector<std::string> Reviewer::unmeetable() const {
 
 std::vector<std::string> Reviewer::violations() {
   std::vector<std::string> out;
-  const policy::Limits& limits = rule_.limits;
-  const std::string who = display_name(view_, req_.namespace_name);
-  if (limits.refuse_unmeetable_gangs)
-    for (auto& v : unmeetable()) out.push_back(std::move(v));
-  const std::string scope = "the limit for namespace " + namespace_name_;
-  for (const auto& [resource, limit] : limits.resources) {
-    auto it = view_.total_requests.find(resource);
-    if (it == view_.total_requests.end() || it->second <= limit) continue;
-    std::string parts;
-    for (const auto& c : view_.components)
-      for (const auto& i : c.instances) {
-        auto per_pod = i.pod_requests.find(resource);
-        if (per_pod == i.pod_requests.end() || i.pods == 0) continue;
-        if (!parts.empty()) parts += ", ";
-        parts += i.id + " " + std::to_string(i.pods) + "\xC3\x97" + quantity_text(resource, per_pod->second);
-      }
-    out.push_back(who + " asks for " + quantity_text(resource, it->second) + " " + resource + " across " +
-                  std::to_string(view_.total_pods) + " pods (" + parts + "); " + scope + " is " +
-                  quantity_text(resource, limit));
-  }
-  if (limits.max_pods && view_.total_pods > *limits.max_pods)
-    out.push_back(who + " has " + std::to_string(view_.total_pods) + " pods; " + scope + " is " +
-                  std::to_string(*limits.max_pods) + " pods");
-  if (limits.require_queue && values_.queue.empty())
-    out.push_back(who + " names no queue" +
-                  (rule_.queue_label ? ": set the label " + *rule_.queue_label + " on it" : std::string()));
-  const std::optional<std::string>& profile_scheduler = profile_.scheduler_name;
-  for (const auto& c : view_.components)
-    for (const auto& i : c.instances) {
-      if (i.shape == view::PodShape::Logical) continue;
-      const std::string where = c.name + "/" + i.id;
-      if (i.scheduler_name && !limits.allowed_schedulers.empty() &&
-          std::find(limits.allowed_schedulers.begin(), limits.allowed_schedulers.end(), *i.scheduler_name) ==
-              limits.allowed_schedulers.end()) {
-        std::string allowed;
-        for (const auto& s : limits.allowed_schedulers) allowed += (allowed.empty() ? "" : ", ") + s;
-        out.push_back(who + ": pod template " + where + " uses scheduler \"" + *i.scheduler_name +
-                      "\"; allowed in namespace " + namespace_name_ + ": " + allowed);
-      }
-      if (limits.forbid_scheduler_override && profile_scheduler && i.scheduler_name &&
-          *i.scheduler_name != *profile_scheduler)
-        out.push_back(who + ": pod template " + where + " sets schedulerName \"" + *i.scheduler_name +
-                      "\"; namespace " + namespace_name_ + " is scheduled by " + *profile_scheduler +
-                      ": remove the field");
-      if (limits.require_requests_with_gpus && i.shape != view::PodShape::Fragmented) {
-        simdjson::dom::element pod_spec;
-        std::string at = i.shape == view::PodShape::PodTemplate ? i.location + "/spec" : i.location;
-        if (view_.document(doc_).root().at_pointer(at).get(pod_spec) == simdjson::SUCCESS)
-          for (const auto& name : view::gpu_containers_missing_requests(pod_spec, {"cpu", "memory"}))
-            out.push_back(who + ": container " + name + " in " + where +
-                          " asks for GPUs in its limits but does not request cpu and memory");
-      }
-    }
+  if (rule_.limits.refuse_unmeetable_gangs) out = unmeetable();
+  const policy::LimitSubject subject{view_,        doc_,
+                                     display_name(view_, req_.namespace_name),
+                                     namespace_name_,
+                                     values_.queue, rule_.queue_label,
+                                     profile_.scheduler_name};
+  for (auto& v : policy::limit_violations(rule_.limits, subject)) out.push_back(std::move(v));
   return out;
 }
 
