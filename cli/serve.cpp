@@ -160,9 +160,8 @@ int serve(ServeOptions& o) {
     return kInvalid;
   }
   policy::StateStore state(o.sources);
-  std::vector<std::string> problems;
-  if (!state.load(problems)) {
-    for (const auto& p : problems) std::cerr << p << "\n";
+  if (const yaml::Diagnostics problems = state.load(); !problems.empty()) {
+    for (const auto& p : problems) std::cerr << p.str() << "\n";
     return kInvalid;
   }
   Metrics metrics;

@@ -30,10 +30,11 @@ Result<std::string> owned(const std::string& object_json, simdjson::dom::element
   owner.field("uid", uid);
   owner.end_object().end_array();
   json::JsonPatchBuilder patch(object);
-  if (!patch.set("/metadata/ownerReferences", owner.str()) ||
-      !patch.merge_map("/metadata/labels",
-                       {{"app.kubernetes.io/managed-by", "workload-map"}, {std::string(kOwnerUidLabel), uid}}))
-    return Error{patch.error(), ErrorCode::Internal};
+  Result<void> done = patch.set("/metadata/ownerReferences", owner.str());
+  if (done)
+    done = patch.merge_map("/metadata/labels",
+                           {{"app.kubernetes.io/managed-by", "workload-map"}, {std::string(kOwnerUidLabel), uid}});
+  if (!done) return Error{done.error(), ErrorCode::Internal};
   auto applied = json::apply_json_patch(object_json, patch.str());
   if (!applied) return Error{applied.error(), ErrorCode::Internal};
   return applied;

@@ -109,7 +109,7 @@ struct Client::Call {
     return !ec;
   }
 
-  bool connect(const Config& config, std::chrono::milliseconds timeout, std::string& error) {
+  Result<void> connect(const Config& config, std::chrono::milliseconds timeout) {
     asio::ip::tcp::resolver resolver(ioc);
     asio::ip::tcp::resolver::results_type endpoints;
     bool done = false;
@@ -119,23 +119,14 @@ struct Client::Call {
       done = true;
     });
     wait(done);
-    if (ec) {
-      error = "resolve " + config.host + ": " + ec.message();
-      return false;
-    }
-    if (!step(timeout, [&](auto h) { beast::get_lowest_layer(stream).async_connect(endpoints, h); })) {
-      error = "connect " + config.server() + ": " + ec.message();
-      return false;
-    }
-    if (!SSL_set_tlsext_host_name(stream.native_handle(), config.tls_server_name.c_str())) {
-      error = "TLS: cannot set the server name";
-      return false;
-    }
-    if (!step(timeout, [&](auto h) { stream.async_handshake(asio::ssl::stream_base::client, h); })) {
-      error = "TLS handshake with " + config.server() + ": " + ec.message();
-      return false;
-    }
-    return true;
+    if (ec) return Error{"resolve " + config.host + ": " + ec.message(), ErrorCode::Unavailable};
+    if (!step(timeout, [&](auto h) { beast::get_lowest_layer(stream).async_connect(endpoints, h); }))
+      return Error{"connect " + config.server() + ": " + ec.message(), ErrorCode::Unavailable};
+    if (!SSL_set_tlsext_host_name(stream.native_handle(), config.tls_server_name.c_str()))
+      return Error{"TLS: cannot set the server name", ErrorCode::Internal};
+    if (!step(timeout, [&](auto h) { stream.async_handshake(asio::ssl::stream_base::client, h); }))
+      return Error{"TLS handshake with " + config.server() + ": " + ec.message(), ErrorCode::Unavailable};
+    return {};
   }
 };
 
@@ -160,7 +151,7 @@ http::request<http::string_body> make_request(std::string_view method, const std
 
 }  // namespace
 
-std::unique_ptr<Client::Call> Client::connection(std::chrono::milliseconds timeout, std::string& error) {
+Result<std::unique_ptr<Client::Call>> Client::connection(std::chrono::milliseconds timeout) {
   {
     std::lock_guard lock(idle_mutex_);
     const auto now = std::chrono::steady_clock::now();
@@ -175,7 +166,7 @@ std::unique_ptr<Client::Call> Client::connection(std::chrono::milliseconds timeo
   }
   auto call = std::make_unique<Call>(*tls_);
   ++connections_opened_;
-  if (!call->connect(config_, timeout, error)) return nullptr;
+  if (auto connected = call->connect(config_, timeout); !connected) return connected.failure();
   return call;
 }
 
@@ -214,11 +205,11 @@ Response Client::send(std::string_view method, const std::string& target, const 
   // on it; its callers retry as they would after any failure.
   const bool may_resend = method != "POST";
   for (int attempt = 0;; ++attempt) {
-    Response out;
-    std::unique_ptr<Call> call = connection(timeout, out.error);
-    if (!call) return out;
+    Result<std::unique_ptr<Call>> connected = connection(timeout);
+    if (!connected) return Response{0, "", connected.error()};
+    std::unique_ptr<Call> call = std::move(*connected);
     bool keep_alive = false;
-    out = exchange(*call, method, target, body, content_type, timeout, keep_alive);
+    Response out = exchange(*call, method, target, body, content_type, timeout, keep_alive);
     if (out.status == 0 && call->reused && may_resend && attempt == 0) continue;
     if (out.status != 0 && keep_alive) keep_idle(std::move(call));
     return out;
@@ -233,7 +224,10 @@ Response Client::open_stream(const std::string& target, const std::function<bool
   ++connections_opened_;
   call.stop = stop;
   const auto connect_timeout = std::min<std::chrono::milliseconds>(idle_timeout, std::chrono::seconds(10));
-  if (!call.connect(config_, connect_timeout, out.error)) return out;
+  if (auto connected = call.connect(config_, connect_timeout); !connected) {
+    out.error = connected.error();
+    return out;
+  }
   auto req = make_request("GET", target, {}, {}, config_, token_.token());
   if (!call.step(connect_timeout, [&](auto h) { http::async_write(call.stream, req, h); })) {
     out.error = "send GET " + target + ": " + call.ec.message();

@@ -39,8 +39,8 @@ class Client : public Api {
  private:
   Client(Config config, std::shared_ptr<boost::asio::ssl::context> tls);
   struct Call;
-  // An idle connection the server has not closed, or a new one (connected; nullptr with `error` on failure).
-  std::unique_ptr<Call> connection(std::chrono::milliseconds timeout, std::string& error);
+  // An idle connection the server has not closed, or a new one, connected.
+  Result<std::unique_ptr<Call>> connection(std::chrono::milliseconds timeout);
   void keep_idle(std::unique_ptr<Call> call);
   Response exchange(Call& call, std::string_view method, const std::string& target, const std::string& body,
                 std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive);

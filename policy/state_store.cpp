@@ -12,27 +12,26 @@ StateStore::StateStore(StateSources sources)
   state_.references = references_;
 }
 
-bool StateStore::load(std::vector<std::string>& errors) {
-  bool definitions = load_definitions(errors);
-  bool policy = load_policy(errors);
-  return definitions && policy;
+yaml::Diagnostics StateStore::load() {
+  yaml::Diagnostics problems;
+  load_definitions(problems);
+  load_policy(problems);
+  return problems;
 }
 
-bool StateStore::load_policy(std::vector<std::string>& errors) {
+bool StateStore::load_policy(yaml::Diagnostics& errors) {
   std::shared_ptr<const Policy> policy;
   if (sources_.policy_file.empty()) {
     policy = std::make_shared<const Policy>(Policy::builtin());
   } else {
     std::ifstream in(sources_.policy_file);
     if (!in) {
-      errors.push_back(sources_.policy_file + ": cannot open the policy file");
+      errors.push_back({sources_.policy_file, 0, "", "cannot open the policy file"});
       return false;
     }
     std::stringstream text;
     text << in.rdbuf();
-    yaml::Diagnostics problems;
-    auto loaded = Policy::load(text.str(), sources_.policy_file, problems);
-    for (const auto& p : problems) errors.push_back(p.str());
+    auto loaded = Policy::load(text.str(), sources_.policy_file, errors);
     if (!loaded) return false;
     policy = std::make_shared<const Policy>(std::move(*loaded));
   }
@@ -41,7 +40,7 @@ bool StateStore::load_policy(std::vector<std::string>& errors) {
   return true;
 }
 
-bool StateStore::load_definitions(std::vector<std::string>& errors) {
+bool StateStore::load_definitions(yaml::Diagnostics& errors) {
   yaml::Diagnostics problems;
   bool first;
   {
@@ -51,8 +50,10 @@ bool StateStore::load_definitions(std::vector<std::string>& errors) {
   catalog::Catalog builtin = first ? catalog::Catalog::embedded(problems) : catalog::Catalog();
   catalog::Catalog directories;
   for (const auto& dir : sources_.definition_dirs) directories.merge(catalog::Catalog::from_directory(dir, problems));
-  for (const auto& p : problems) errors.push_back(p.str());
-  if (!problems.empty()) return false;
+  if (!problems.empty()) {
+    errors.insert(errors.end(), problems.begin(), problems.end());
+    return false;
+  }
   std::lock_guard lock(mutex_);
   if (first) builtin_ = std::move(builtin);
   from_directories_ = std::move(directories);
@@ -82,13 +83,13 @@ void StateStore::set_cluster_definitions(std::vector<std::shared_ptr<const catal
 std::vector<StateStore::Reload> StateStore::reload_if_changed() {
   std::vector<Reload> out;
   if (policy_watch_.changed()) {
-    Reload r{"policy", false, {}};
-    r.ok = load_policy(r.errors);
+    Reload r{"policy", {}};
+    load_policy(r.problems);
     out.push_back(std::move(r));
   }
   if (definitions_watch_.changed()) {
-    Reload r{"definitions", false, {}};
-    r.ok = load_definitions(r.errors);
+    Reload r{"definitions", {}};
+    load_definitions(r.problems);
     out.push_back(std::move(r));
   }
   return out;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policy/admission_state.h"
+#include "base/yaml/diagnostic.h"
 #include "common/file_watch.h"
 
 namespace wm::policy {
@@ -23,12 +24,12 @@ struct StateSources {
 class StateStore {
  public:
   explicit StateStore(StateSources sources);
-  // Loads everything; on failure returns false with the problems in `errors`.
-  bool load(std::vector<std::string>& errors);
+  // Loads everything; the problems found, each at its file, line and field (none: loaded).
+  yaml::Diagnostics load();
   struct Reload {
-    std::string what;  // "policy" or "definitions"
-    bool ok;
-    std::vector<std::string> errors;
+    std::string what;            // "policy" or "definitions"
+    yaml::Diagnostics problems;  // none: reloaded
+    bool ok() const { return problems.empty(); }
   };
   // Reloads what changed since the last call.
   std::vector<Reload> reload_if_changed();
@@ -45,8 +46,8 @@ class StateStore {
   bool ready() const;
 
  private:
-  bool load_policy(std::vector<std::string>& errors);
-  bool load_definitions(std::vector<std::string>& errors);
+  bool load_policy(yaml::Diagnostics& errors);
+  bool load_definitions(yaml::Diagnostics& errors);
   void compose_catalog();  // with mutex_ held
 
   StateSources sources_;

@@ -117,8 +117,9 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const pol
 
 AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::AdmissionState& state,
                        simdjson::dom::parser& parser) {
-  AdmissionRequest req;
-  if (auto bad = decode_review(body, parser, req)) return bad_request(std::move(*bad));
+  Result<AdmissionRequest> decoded = decode_review(body, parser);
+  if (!decoded) return bad_request(decoded.error());
+  const AdmissionRequest& req = *decoded;
   Answer answer(req);
   if (req.operation != "CREATE" && req.operation != "UPDATE") return answer.allow(Outcome::Skipped);
   const policy::Owners owners = policy::owners_of(req.object);

@@ -7,25 +7,26 @@
 
 namespace wm::webhook {
 
-std::optional<std::string> decode_review(std::string_view body, simdjson::dom::parser& parser, AdmissionRequest& req) {
+Result<AdmissionRequest> decode_review(std::string_view body, simdjson::dom::parser& parser) {
+  AdmissionRequest req;
   simdjson::dom::element root;
   simdjson::padded_string padded(body);
   // parse() copies strings into the parser's buffers, so `padded` may go; the DOM stays valid until the
   // parser's next parse.
   if (auto error = parser.parse(padded).get(root))
-    return std::string("the body is not JSON: ") + simdjson::error_message(error);
-  if (!root.is_object()) return "the body is not an AdmissionReview object";
+    return Error{std::string("the body is not JSON: ") + simdjson::error_message(error)};
+  if (!root.is_object()) return Error{"the body is not an AdmissionReview object"};
   std::string_view api_version = json::string_member(root, "apiVersion"), kind = json::string_member(root, "kind");
   if (api_version != "admission.k8s.io/v1")
-    return "apiVersion must be admission.k8s.io/v1, not \"" + std::string(api_version) +
-           "\" (set admissionReviewVersions: [v1])";
-  if (kind != "AdmissionReview") return "kind must be AdmissionReview";
+    return Error{"apiVersion must be admission.k8s.io/v1, not \"" + std::string(api_version) +
+           "\" (set admissionReviewVersions: [v1])"};
+  if (kind != "AdmissionReview") return Error{"kind must be AdmissionReview"};
   simdjson::dom::element request;
-  if (root["request"].get(request) || !request.is_object()) return "the AdmissionReview has no request";
+  if (root["request"].get(request) || !request.is_object()) return Error{"the AdmissionReview has no request"};
   req.uid = json::string_member(request, "uid");
-  if (req.uid.empty()) return "request.uid is missing";
+  if (req.uid.empty()) return Error{"request.uid is missing"};
   req.operation = json::string_member(request, "operation");
-  if (req.operation.empty()) return "request.operation is missing";
+  if (req.operation.empty()) return Error{"request.operation is missing"};
   req.namespace_name = json::string_member(request, "namespace");
   simdjson::dom::element object;
   req.has_object = !request["object"].get(object) && object.is_object();
@@ -38,11 +39,11 @@ std::optional<std::string> decode_review(std::string_view body, simdjson::dom::p
     req.kind = json::string_member(object, "kind");
   }
   if ((req.operation == "CREATE" || req.operation == "UPDATE") && !req.has_object)
-    return "request.object is missing for a " + std::string(req.operation);
+    return Error{"request.object is missing for a " + std::string(req.operation)};
   if (req.has_object && (req.api_version.empty() || req.kind.empty()))
-    return "request.object has no apiVersion or kind";
+    return Error{"request.object has no apiVersion or kind"};
   req.group = json::split_api_version(req.api_version).first;
-  return std::nullopt;
+  return req;
 }
 
 std::string_view utf8_prefix(std::string_view text, size_t bytes) {

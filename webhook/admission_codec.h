@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
+
 namespace wm::webhook {
 
 // A decoded request; its views and elements live as long as the parser's document.
@@ -18,8 +20,8 @@ struct AdmissionRequest {
   bool has_object = false, has_old_object = false;
 };
 
-// Decodes `body` into `out`; the reason it is not an AdmissionReview v1 request (an HTTP 400) otherwise.
-std::optional<std::string> decode_review(std::string_view body, simdjson::dom::parser& parser, AdmissionRequest& out);
+// The request in `body`; fails with the reason it is not an AdmissionReview v1 request (an HTTP 400).
+Result<AdmissionRequest> decode_review(std::string_view body, simdjson::dom::parser& parser);
 
 // What admission answers: allowed (with a patch or not) or denied with an HTTP code and why, and warnings either way.
 struct Decision {

@@ -65,7 +65,8 @@ std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object,
   }
   json::JsonPatchBuilder patch(object);
   for (const char* map : {"/metadata/labels", "/metadata/annotations"})
-    if (json::StringPairs entries = renamed(object, map, name, *key); !entries.empty()) patch.merge_map(map, entries);
+    if (json::StringPairs entries = renamed(object, map, name, *key); !entries.empty())
+      if (auto done = patch.merge_map(map, entries); !done) out.warnings.push_back(who + ": " + done.error());
   if (!patch.empty()) out.patch = patch.str();
   return out;
 }

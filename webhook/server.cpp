@@ -356,16 +356,16 @@ struct Server::Impl {
       shared.metrics.reload("certificate", tls_result->ok());
     }
     for (const auto& r : shared.state.reload_if_changed()) {
-      if (r.ok) {
+      if (r.ok()) {
         shared.log.log(LogLevel::Info, r.what + " reloaded");
         shared.metrics.set_definitions(shared.state.current().catalog->size());
       } else {
         std::string all;
-        for (const auto& e : r.errors) all += (all.empty() ? "" : "; ") + e;
+        for (const auto& e : r.problems) all += (all.empty() ? "" : "; ") + e.str();
         shared.log.log(LogLevel::Error, r.what + " reload failed; the last good " + r.what + " stays live",
                        {{"error", all}});
       }
-      shared.metrics.reload(r.what, r.ok);
+      shared.metrics.reload(r.what, r.ok());
     }
   }
 

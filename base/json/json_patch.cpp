@@ -122,12 +122,12 @@ JsonPatchBuilder::Located JsonPatchBuilder::locate(std::string_view pointer, sim
     } else if (at.get_array().get(array) == simdjson::SUCCESS) {
       size_t index = 0;
       if (!is_index(walk.raw(), index) || array.at(index).get(next) != simdjson::SUCCESS) {
-        error_ =
+        locate_error_ =
             "cannot create " + std::string(pointer) + ": " + std::string(existing) + " is a list without that item";
         return Located::Failed;
       }
     } else {
-      error_ = "cannot set " + std::string(pointer) + ": " + std::string(existing) + " is not an object";
+      locate_error_ = "cannot set " + std::string(pointer) + ": " + std::string(existing) + " is not an object";
       return Located::Failed;
     }
     at = next;
@@ -139,7 +139,7 @@ JsonPatchBuilder::Located JsonPatchBuilder::locate(std::string_view pointer, sim
       return Located::Exists;
     }
     if (existing.empty()) {
-      error_ = "cannot replace the whole object";
+      locate_error_ = "cannot replace the whole object";
       return Located::Failed;
     }
     start = existing;  // the member is there but null: replace it
@@ -163,43 +163,43 @@ uint32_t JsonPatchBuilder::created_node(std::string_view start, bool replace, st
   return node;
 }
 
-bool JsonPatchBuilder::set(std::string_view pointer, std::string_view value_json) {
+Result<void> JsonPatchBuilder::set(std::string_view pointer, std::string_view value_json) {
   simdjson::dom::element found;
   uint32_t node = kNone;
   switch (locate(pointer, found, node)) {
     case Located::Failed:
-      return false;
+      return Error{std::move(locate_error_)};
     case Located::Exists:
       if (!same_json(found, value_json)) {
         op_scratch_.clear();
         append_op(op_scratch_, "replace", pointer, value_json);
         add_op();
       }
-      return true;
+      return {};
     case Located::Created:
       make_leaf(node, value_json);
-      return true;
+      return {};
   }
-  return false;
+  return {};
 }
 
-bool JsonPatchBuilder::append(std::string_view pointer, std::string_view value_json) {
+Result<void> JsonPatchBuilder::append(std::string_view pointer, std::string_view value_json) {
   simdjson::dom::element found;
   uint32_t node = kNone;
   const Located where = locate(pointer, found, node);
-  if (where == Located::Created) make_leaf(node, "[" + std::string(value_json) + "]");
-  if (where != Located::Exists) return where == Located::Created;
-  if (!found.is_array()) {
-    error_ = "cannot append to " + std::string(pointer) + ": it is not a list";
-    return false;
+  if (where == Located::Failed) return Error{std::move(locate_error_)};
+  if (where == Located::Created) {
+    make_leaf(node, "[" + std::string(value_json) + "]");
+    return {};
   }
+  if (!found.is_array()) return Error{"cannot append to " + std::string(pointer) + ": it is not a list"};
   op_scratch_.clear();
   append_op(op_scratch_, "add", std::string(pointer) + "/-", value_json);
   add_op();
-  return true;
+  return {};
 }
 
-bool JsonPatchBuilder::set_string(std::string_view pointer, std::string_view value) {
+Result<void> JsonPatchBuilder::set_string(std::string_view pointer, std::string_view value) {
   value_scratch_.clear();
   append_json_string(value_scratch_, value);
   return set(pointer, value_scratch_);
@@ -215,12 +215,12 @@ bool JsonPatchBuilder::same_json(simdjson::dom::element element, std::string_vie
   return element_json(element) == value_json;
 }
 
-bool JsonPatchBuilder::merge_map(std::string_view pointer, const StringPairs& entries) {
+Result<void> JsonPatchBuilder::merge_map(std::string_view pointer, const StringPairs& entries) {
   simdjson::dom::element found;
   uint32_t node = kNone;
   switch (locate(pointer, found, node)) {
     case Located::Failed:
-      return false;
+      return Error{std::move(locate_error_)};
     case Located::Created:
       // The map (or a parent) is missing or null: it is added whole, with these entries.
       for (const auto& [key, value] : entries) {
@@ -228,15 +228,13 @@ bool JsonPatchBuilder::merge_map(std::string_view pointer, const StringPairs& en
         append_json_string(value_scratch_, value);
         make_leaf(child(node, key), value_scratch_);
       }
-      return true;
+      return {};
     case Located::Exists:
       break;
   }
   simdjson::dom::object map;
-  if (found.get_object().get(map) != simdjson::SUCCESS) {
-    error_ = "cannot merge labels into " + std::string(pointer) + ": it is not a map";
-    return false;
-  }
+  if (found.get_object().get(map) != simdjson::SUCCESS)
+    return Error{"cannot merge labels into " + std::string(pointer) + ": it is not a map"};
   // The map exists: look each key up in it.
   for (const auto& [key, value] : entries) {
     std::string_view current;
@@ -250,7 +248,7 @@ bool JsonPatchBuilder::merge_map(std::string_view pointer, const StringPairs& en
     append_op(op_scratch_, present ? "replace" : "add", pointer, value_scratch_, &token);
     add_op();
   }
-  return true;
+  return {};
 }
 
 std::string JsonPatchBuilder::str() const {

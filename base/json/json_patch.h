@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
+
 namespace wm::json {
 
 using StringPairs = std::vector<std::pair<std::string, std::string>>;
@@ -19,18 +21,17 @@ class JsonPatchBuilder {
  public:
   explicit JsonPatchBuilder(simdjson::dom::element root);
 
-  // `value_json` is JSON text. Returns false (with `error()` set) when the location cannot hold it.
-  bool set(std::string_view pointer, std::string_view value_json);
-  bool set_string(std::string_view pointer, std::string_view value);
+  // `value_json` is JSON text. Fails when the location cannot hold it (a parent that is a scalar, the root).
+  Result<void> set(std::string_view pointer, std::string_view value_json);
+  Result<void> set_string(std::string_view pointer, std::string_view value);
   // Adds `value_json` at the end of the list at `pointer`, creating the list if missing.
-  bool append(std::string_view pointer, std::string_view value_json);
+  Result<void> append(std::string_view pointer, std::string_view value_json);
   // Adds or replaces each key of the string map at `pointer`, creating the map if missing.
-  bool merge_map(std::string_view pointer, const StringPairs& entries);
+  Result<void> merge_map(std::string_view pointer, const StringPairs& entries);
 
   bool empty() const { return op_ends_.empty() && pending_.empty(); }
   size_t size() const { return op_ends_.size() + pending_.size(); }
   std::string str() const;  // the patch as a JSON array
-  const std::string& error() const { return error_; }
 
  private:
   // A subtree to create, kept flat: nodes refer to each other by index into nodes_.
@@ -63,7 +64,7 @@ class JsonPatchBuilder {
   std::vector<size_t> op_ends_;   // where each one ends in ops_
   std::vector<Pending> pending_;  // subtrees to create
   std::vector<Node> nodes_;
-  std::string error_;
+  std::string locate_error_;  // why locate() failed
   std::string scratch_, value_scratch_, op_scratch_;  // reused text
 };
 

@@ -11,6 +11,7 @@ extern "C" {
 #include "mapper/expr/jq_watchdog.h"
 #include "mapper/expr/jq_input.h"
 #include "base/json/json_pointer.h"
+#include "base/result.h"
 
 namespace wm::expr {
 
@@ -27,17 +28,14 @@ void collect_error(void* data, jv msg) {
   jv_free(msg);
 }
 
-jq_state* new_state(const std::string& program, std::string& error) {
+Result<jq_state*> new_state(const std::string& program) {
   jq_state* jq = jq_init();
-  if (!jq) {
-    error = "jq_init failed";
-    return nullptr;
-  }
+  if (!jq) return Error{"jq_init failed", ErrorCode::Internal};
+  std::string error;
   jq_set_error_cb(jq, collect_error, &error);
   if (!jq_compile(jq, program.c_str())) {
-    if (error.empty()) error = "does not compile";
     jq_teardown(&jq);
-    return nullptr;
+    return Error{error.empty() ? "does not compile" : error};
   }
   jq_set_error_cb(jq, nullptr, nullptr);
   return jq;
@@ -187,20 +185,20 @@ std::vector<std::pair<size_t, std::string>> JqLibrary::validate() {
   not_a_path_ = std::make_unique<std::atomic<bool>[]>(sources_.size());
   not_a_path_size_ = sources_.size();
   std::vector<std::pair<size_t, std::string>> failures;
-  std::string error;
-  if (jq_state* jq = new_state(program(), error)) {
-    jq_teardown(&jq);
+  Result<jq_state*> all = new_state(program());
+  if (all) {
+    jq_teardown(&*all);
     return failures;
   }
   // Slow path, only for broken definitions: find the culprits one by one.
   for (size_t i = 0; i < sources_.size(); ++i) {
-    std::string message;
-    if (jq_state* jq = new_state("(" + sources_[i] + "\n)", message))
-      jq_teardown(&jq);
+    if (Result<jq_state*> one = new_state("(" + sources_[i] + "\n)"))
+      jq_teardown(&*one);
     else
-      failures.emplace_back(i, message);
+      failures.emplace_back(i, one.error());
   }
-  if (failures.empty()) failures.emplace_back(sources_.size() - 1, "the expressions do not compile together: " + error);
+  if (failures.empty())
+    failures.emplace_back(sources_.size() - 1, "the expressions do not compile together: " + all.error());
   return failures;
 }
 
@@ -210,8 +208,8 @@ jq_state* thread_state(uint64_t id, const std::function<std::string()>& program)
   thread_local ThreadStates states;
   auto it = states.states.find(id);
   if (it == states.states.end()) {
-    std::string error;
-    it = states.states.emplace(id, new_state(program(), error)).first;
+    Result<jq_state*> made = new_state(program());  // validate() found it compiles; null if it no longer does
+    it = states.states.emplace(id, made ? *made : nullptr).first;
   }
   return it->second;
 }

@@ -475,7 +475,9 @@ class Evaluator {
 
 }  // namespace
 
-bool evaluate_native(const NativeNode& root, json::ObjectDocument& doc, bool want_pointers, json::EvalResult& result) {
+std::optional<json::EvalResult> evaluate_native(const NativeNode& root, json::ObjectDocument& doc, bool want_pointers) {
+  std::optional<json::EvalResult> out(std::in_place);
+  json::EvalResult& result = *out;
   Evaluator evaluator(want_pointers, result);
   json::Value input;
   input.element = doc.root();
@@ -487,7 +489,8 @@ bool evaluate_native(const NativeNode& root, json::ObjectDocument& doc, bool wan
     return true;
   };
   evaluator.eval(root, input, collect);
-  return !evaluator.unsupported;
+  if (evaluator.unsupported) out.reset();
+  return out;
 }
 
 }  // namespace wm::expr

@@ -17,9 +17,8 @@ std::optional<NativeExpression> NativeExpression::parse(const std::string& sourc
   return NativeExpression(std::move(root));
 }
 
-NativeExpression::Outcome NativeExpression::run(json::ObjectDocument& doc, bool want_pointers,
-                                                json::EvalResult& result) const {
-  return evaluate_native(*root_, doc, want_pointers, result) ? Outcome::Done : Outcome::Unsupported;
+std::optional<json::EvalResult> NativeExpression::run(json::ObjectDocument& doc, bool want_pointers) const {
+  return evaluate_native(*root_, doc, want_pointers);
 }
 
 }  // namespace wm::expr

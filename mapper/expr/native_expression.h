@@ -28,10 +28,9 @@ class NativeExpression {
   // Returns nothing when `source` is outside the subset.
   static std::optional<NativeExpression> parse(const std::string& source);
 
-  enum class Outcome { Done, Unsupported };
-  // Unsupported means the object held something the subset does not model (arithmetic on strings,
-  // say): the caller must evaluate with libjq instead.
-  Outcome run(json::ObjectDocument& doc, bool want_pointers, json::EvalResult& result) const;
+  // The values (or the error that ended the stream); nothing when the object held something the subset does not
+  // model (arithmetic on strings, say): the caller must evaluate with libjq instead.
+  std::optional<json::EvalResult> run(json::ObjectDocument& doc, bool want_pointers) const;
 
   NativeExpression(NativeExpression&&) noexcept;
   NativeExpression& operator=(NativeExpression&&) noexcept;

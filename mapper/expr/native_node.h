@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/json/object_document.h"
@@ -49,8 +50,8 @@ struct NativeNode {
 // The tree of `source`, or null when it is outside the subset.
 std::shared_ptr<const NativeNode> parse_native(const std::string& source);
 
-// Evaluates `root` over `doc` into `result` (values, or the error that ended the stream). False when the object held
-// something the subset does not model: the caller evaluates with libjq instead.
-bool evaluate_native(const NativeNode& root, json::ObjectDocument& doc, bool want_pointers, json::EvalResult& result);
+// Evaluates `root` over `doc`: values, or the error that ended the stream. Nothing when the object held something the
+// subset does not model: the caller evaluates with libjq instead.
+std::optional<json::EvalResult> evaluate_native(const NativeNode& root, json::ObjectDocument& doc, bool want_pointers);
 
 }  // namespace wm::expr

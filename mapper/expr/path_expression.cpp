@@ -43,9 +43,7 @@ json::EvalResult PathExpression::evaluate_jq(json::ObjectDocument& doc, bool wan
 
 std::optional<json::EvalResult> PathExpression::evaluate_native(json::ObjectDocument& doc, bool want_pointers) const {
   if (!native_) return std::nullopt;
-  json::EvalResult result;
-  if (native_->run(doc, want_pointers, result) == NativeExpression::Outcome::Unsupported) return std::nullopt;
-  return result;
+  return native_->run(doc, want_pointers);
 }
 
 json::EvalResult PathExpression::evaluate(json::ObjectDocument& doc, bool want_pointers) const {

@@ -31,12 +31,12 @@ void apply_pod_edits(json::JsonPatchBuilder& patch, const InstanceView& instance
   auto set = [&](const std::optional<std::string>& where, const std::optional<std::string>& value, const char* what) {
     if (!value) return;
     if (!where) return note(warnings, instance, what, "the definition does not locate this field");
-    if (!patch.set_string(*where, *value)) note(warnings, instance, what, patch.error());
+    if (auto done = patch.set_string(*where, *value); !done) note(warnings, instance, what, done.error());
   };
   auto merge = [&](const std::optional<std::string>& where, const json::StringPairs& entries, const char* what) {
     if (entries.empty()) return;
     if (!where) return note(warnings, instance, what, "the definition does not locate this field");
-    if (!patch.merge_map(*where, entries)) note(warnings, instance, what, patch.error());
+    if (auto done = patch.merge_map(*where, entries); !done) note(warnings, instance, what, done.error());
   };
   set(at.scheduler_name, edits.scheduler_name, "schedulerName");
   set(at.priority_class_name, edits.priority_class_name, "priorityClassName");
@@ -45,10 +45,14 @@ void apply_pod_edits(json::JsonPatchBuilder& patch, const InstanceView& instance
 }
 
 void apply_root_edits(json::JsonPatchBuilder& patch, const RootEdits& edits, std::vector<std::string>& warnings) {
-  if (!edits.labels.empty() && !patch.merge_map("/metadata/labels", edits.labels))
-    warnings.push_back("metadata.labels: " + patch.error());
-  if (!edits.annotations.empty() && !patch.merge_map("/metadata/annotations", edits.annotations))
-    warnings.push_back("metadata.annotations: " + patch.error());
+  if (edits.labels.empty()) {
+  } else if (auto done = patch.merge_map("/metadata/labels", edits.labels); !done) {
+    warnings.push_back("metadata.labels: " + done.error());
+  }
+  if (edits.annotations.empty()) {
+  } else if (auto done = patch.merge_map("/metadata/annotations", edits.annotations); !done) {
+    warnings.push_back("metadata.annotations: " + done.error());
+  }
 }
 
 namespace {
@@ -129,14 +133,14 @@ void PodEditor::finish(simdjson::dom::element root, std::vector<std::string>& wa
         return e.at_key(kv.first).get_string().get(value) == simdjson::SUCCESS && value == kv.second;
       });
       if (ours) {
-        if (!patch_.set(json::pointer_child(at.list, std::to_string(index)), entry))
-          warnings.push_back(at.list + ": " + patch_.error());
+        if (auto done = patch_.set(json::pointer_child(at.list, std::to_string(index)), entry); !done)
+          warnings.push_back(at.list + ": " + done.error());
         return;
       }
       ++index;
     }
   }
-  if (!patch_.append(at.list, entry)) warnings.push_back(at.list + ": " + patch_.error());
+  if (auto done = patch_.append(at.list, entry); !done) warnings.push_back(at.list + ": " + done.error());
 }
 
 std::string make_patch(const WorkloadView& view, json::ObjectDocument& doc, const PodEdits& pods, const RootEdits& root,

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 iterations=${1:-1000}
 build=${2:-build}
 signature='wm::webhook::review(wm::webhook::Endpoint, std::basic_string_view<char, std::char_traits<char> >, '
-signature+='wm::webhook::AdmissionState const&, simdjson::dom::parser&)'
+signature+='wm::policy::AdmissionState const&, simdjson::dom::parser&)'
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$out" --collect-atstart=no --toggle-collect="$signature" \

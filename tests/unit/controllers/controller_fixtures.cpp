@@ -12,8 +12,7 @@ namespace wm::test {
 
 std::unique_ptr<policy::StateStore> state_with_policy(const std::string& policy_text, const std::string& file_name) {
   auto store = std::make_unique<policy::StateStore>(policy::StateSources{write_temp(file_name, policy_text), {}});
-  std::vector<std::string> errors;
-  REQUIRE(store->load(errors));
+  REQUIRE(store->load().empty());
   return store;
 }
 

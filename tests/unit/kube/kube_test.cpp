@@ -371,8 +371,7 @@ TEST_CASE("definitions from Karta objects: ready only once listed, over the buil
   };
   {
     policy::StateStore state({});
-    std::vector<std::string> errors;
-    REQUIRE(state.load(errors));
+    REQUIRE(state.load().empty());
     state.expect_cluster_definitions();
     CHECK_FALSE(state.ready());  // the first list of Kartas is not in yet
     state.set_cluster_definitions({});
@@ -385,8 +384,7 @@ TEST_CASE("definitions from Karta objects: ready only once listed, over the buil
   }
   const std::string dir = dir_with({{"jobset.yaml", jobset}});
   policy::StateStore state({"", {dir}});
-  std::vector<std::string> errors;
-  REQUIRE(state.load(errors));
+  REQUIRE(state.load().empty());
   state.set_cluster_definitions({karta_definition()});
   CHECK(file_of_jobset(state) == dir + "/jobset.yaml");  // --definitions wins
 }
