@@ -143,27 +143,27 @@ void EventRecorder::write(const Pending& event) {
     if (decision.action == EventCorrelator::Action::Drop) return;
     kube::Response r;
     if (decision.action == EventCorrelator::Action::Count) {
-      r = api_.request(
-          "PATCH", collection + "/" + kube::url_encode(decision.name),
-          R"({"count":)" + std::to_string(decision.count) + R"(,"lastTimestamp":)" + json::json_string(now) + "}",
-          kube::kMergePatch);
+      json::JsonWriter count;
+      count.begin_object().field("count", decision.count).field("lastTimestamp", now).end_object();
+      r = api_.request("PATCH", collection + "/" + kube::url_encode(decision.name), count.str(), kube::kMergePatch);
       if (r.status == 404) {  // the API server expired it (an hour by default): make it again
         correlator_.forget(event_key);
         continue;
       }
     } else {
-      std::string body = R"({"apiVersion":"v1","kind":"Event","metadata":{"name":)" + json::json_string(decision.name) +
-                         R"(,"namespace":)" + json::json_string(ns) + R"(},"involvedObject":{"apiVersion":)" +
-                         json::json_string(object.api_version) + R"(,"kind":)" + json::json_string(object.kind) +
-                         R"(,"name":)" + json::json_string(object.name);
-      if (!object.namespace_name.empty()) body += R"(,"namespace":)" + json::json_string(object.namespace_name);
-      if (!object.uid.empty()) body += R"(,"uid":)" + json::json_string(object.uid);
-      body += R"(},"type":)" + json::json_string(type) + R"(,"reason":)" + json::json_string(reason) +
-              R"(,"message":)" + json::json_string(message) + R"(,"count":1,"firstTimestamp":)" +
-              json::json_string(now) + R"(,"lastTimestamp":)" + json::json_string(now) +
-              R"(,"source":{"component":"workload-map"},"reportingComponent":"workload-map","reportingInstance":)" +
-              json::json_string(instance_) + "}";
-      r = api_.request("POST", collection, body);
+      json::JsonWriter body;
+      body.begin_object().field("apiVersion", "v1").field("kind", "Event");
+      body.key("metadata").begin_object().field("name", decision.name).field("namespace", ns).end_object();
+      body.key("involvedObject").begin_object().field("apiVersion", object.api_version).field("kind", object.kind);
+      body.field("name", object.name);
+      if (!object.namespace_name.empty()) body.field("namespace", object.namespace_name);
+      if (!object.uid.empty()) body.field("uid", object.uid);
+      body.end_object();
+      body.field("type", type).field("reason", reason).field("message", message).field("count", 1);
+      body.field("firstTimestamp", now).field("lastTimestamp", now);
+      body.key("source").begin_object().field("component", "workload-map").end_object();
+      body.field("reportingComponent", "workload-map").field("reportingInstance", instance_).end_object();
+      r = api_.request("POST", collection, body.str());
     }
     if (!r.ok())
       log_.log(LogLevel::Debug, "cannot write an Event",

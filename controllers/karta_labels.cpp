@@ -23,11 +23,12 @@ std::optional<std::string> karta_lookup_labels_patch(simdjson::dom::element kart
     same = same && labels.at_key(key).get_string().get(shown) == simdjson::SUCCESS && shown == value;
   }
   if (same) return std::nullopt;
-  std::string labels_json;
-  for (const auto& [key, value] : wanted)
-    labels_json += (labels_json.empty() ? "" : ",") + json::json_string(key) + ":" + json::json_string(value);
-  return R"({"apiVersion":"run.ai/v1alpha1","kind":"Karta","metadata":{"name":)" + json::json_string(name) +
-         R"(,"labels":{)" + labels_json + "}}}";
+  json::JsonWriter body;
+  body.begin_object().field("apiVersion", "run.ai/v1alpha1").field("kind", "Karta");
+  body.key("metadata").begin_object().field("name", name).key("labels").begin_object();
+  for (const auto& [key, value] : wanted) body.field(key, value);
+  body.end_object().end_object().end_object();
+  return body.take();
 }
 
 }  // namespace wm::controllers

@@ -47,15 +47,15 @@ LeaseRecord read_record(simdjson::dom::element lease) {
 }
 
 std::string lease_json(const LeaderElectionOptions& o, const LeaseRecord& r) {
-  std::string out = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":)" +
-                    json::json_string(o.name) + ",\"namespace\":" + json::json_string(o.namespace_name);
-  if (!r.resource_version.empty()) out += ",\"resourceVersion\":" + json::json_string(r.resource_version);
-  out += "},\"spec\":{\"holderIdentity\":" + json::json_string(r.holder) +
-         ",\"leaseDurationSeconds\":" + std::to_string(r.duration_seconds) +
-         ",\"leaseTransitions\":" + std::to_string(r.transitions);
-  if (!r.acquire_time.empty()) out += ",\"acquireTime\":" + json::json_string(r.acquire_time);
-  if (!r.renew_time.empty()) out += ",\"renewTime\":" + json::json_string(r.renew_time);
-  return out + "}}";
+  json::JsonWriter out;
+  out.begin_object().field("apiVersion", "coordination.k8s.io/v1").field("kind", "Lease");
+  out.key("metadata").begin_object().field("name", o.name).field("namespace", o.namespace_name);
+  if (!r.resource_version.empty()) out.field("resourceVersion", r.resource_version);
+  out.end_object().key("spec").begin_object().field("holderIdentity", r.holder);
+  out.field("leaseDurationSeconds", r.duration_seconds).field("leaseTransitions", r.transitions);
+  if (!r.acquire_time.empty()) out.field("acquireTime", r.acquire_time);
+  if (!r.renew_time.empty()) out.field("renewTime", r.renew_time);
+  return out.end_object().end_object().take();
 }
 
 }  // namespace

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 work=${FUZZ_WORK:-build-sanitize/fuzz}
 export ASAN_OPTIONS=detect_leaks=0
 merged=0
-for target in admission definitions native_vs_jq policy watch_events kubeconfig; do
+source scripts/fuzz-targets.sh
+for target in "${targets[@]}"; do
   [[ -d $work/$target && -d $work/seeds-$target ]] || continue
   merged=$((merged + 1))
   base=$(mktemp -d)

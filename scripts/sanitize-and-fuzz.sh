@@ -24,7 +24,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktra
 ctest --test-dir $build --output-on-failure --timeout 900 -j "$(nproc)"
 
 work=$build/fuzz
-targets=(admission definitions native_vs_jq policy watch_events kubeconfig)
+source scripts/fuzz-targets.sh
 rm -rf "$work"
 for target in "${targets[@]}"; do mkdir -p "$work/seeds-$target" "$work/$target"; done
 for f in ../shared/corpus/upstream/*/*.yaml tests/fixtures/upstream/*/*.yaml examples/*.yaml; do

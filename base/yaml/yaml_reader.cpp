@@ -12,7 +12,7 @@ void YamlReader::error(const YAML::Node& at, int fallback_line, const std::strin
   errors_.push_back({file_, line_at(at, fallback_line), field, message});
 }
 
-bool YamlReader::map(const YAML::Node& node, const std::string& field, std::initializer_list<const char*> allowed) {
+bool YamlReader::map(const YAML::Node& node, const std::string& field, const std::vector<const char*>& allowed) {
   if (!node.IsMap()) {
     error(node, field, "must be a mapping");
     return false;

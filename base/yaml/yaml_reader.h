@@ -33,7 +33,10 @@ class YamlReader {
 
   // A mapping whose keys are all in `allowed`; unknown keys are reported (they are usually typos). False when `node`
   // is not a mapping.
-  bool map(const YAML::Node& node, const std::string& field, std::initializer_list<const char*> allowed);
+  bool map(const YAML::Node& node, const std::string& field, std::initializer_list<const char*> allowed) {
+    return map(node, field, std::vector<const char*>(allowed));
+  }
+  bool map(const YAML::Node& node, const std::string& field, const std::vector<const char*>& allowed);
 
   // The scalar at parent[key]; nothing when it is absent (reported when required) or not a scalar (reported).
   std::optional<std::string> string(const YAML::Node& parent, const char* key, const std::string& field, bool required);

@@ -30,6 +30,33 @@ struct FragmentedPodSpec {
       container, priority_class_name, image, affinity;
 };
 
+// A fragmentedPodSpecDefinition's fields, each with its member: what the loader accepts, what its checks visit and
+// how the view names a field in a warning all come from this one list.
+struct FragmentedField {
+  const char* name;
+  Path FragmentedPodSpec::*member;
+};
+inline constexpr FragmentedField kFragmentedFields[] = {
+    {"schedulerNamePath", &FragmentedPodSpec::scheduler_name},
+    {"labelsPath", &FragmentedPodSpec::labels},
+    {"annotationsPath", &FragmentedPodSpec::annotations},
+    {"resourcesPath", &FragmentedPodSpec::resources},
+    {"resourceClaimsPath", &FragmentedPodSpec::resource_claims},
+    {"podAffinityPath", &FragmentedPodSpec::pod_affinity},
+    {"nodeAffinityPath", &FragmentedPodSpec::node_affinity},
+    {"containersPath", &FragmentedPodSpec::containers},
+    {"containerPath", &FragmentedPodSpec::container},
+    {"priorityClassNamePath", &FragmentedPodSpec::priority_class_name},
+    {"imagePath", &FragmentedPodSpec::image},
+    {"affinityPath", &FragmentedPodSpec::affinity},
+};
+// The field's name in a definition ("schedulerNamePath").
+constexpr const char* fragmented_field_name(Path FragmentedPodSpec::*member) {
+  for (const auto& f : kFragmentedFields)
+    if (f.member == member) return f.name;
+  return "";
+}
+
 struct SpecDefinition {
   Path pod_template_spec;                       // a PodTemplateSpec (metadata + spec)
   Path pod_spec;                                // a PodSpec ...

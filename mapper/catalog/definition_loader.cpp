@@ -32,19 +32,7 @@ void for_each_object_path(const Definition& definition,
       visit(at + "podSpecPath", c.spec->pod_spec);
       visit(at + "metadataPath", c.spec->metadata);
       if (const auto& f = c.spec->fragmented) {
-        const std::pair<const char*, const Path*> fields[] = {{"schedulerNamePath", &f->scheduler_name},
-                                                              {"labelsPath", &f->labels},
-                                                              {"annotationsPath", &f->annotations},
-                                                              {"resourcesPath", &f->resources},
-                                                              {"resourceClaimsPath", &f->resource_claims},
-                                                              {"podAffinityPath", &f->pod_affinity},
-                                                              {"nodeAffinityPath", &f->node_affinity},
-                                                              {"containersPath", &f->containers},
-                                                              {"containerPath", &f->container},
-                                                              {"priorityClassNamePath", &f->priority_class_name},
-                                                              {"imagePath", &f->image},
-                                                              {"affinityPath", &f->affinity}};
-        for (auto [name, path] : fields) visit(at + name, *path);
+        for (const auto& field : kFragmentedFields) visit(at + field.name, (*f).*field.member);
       }
     }
     if (c.scale) {
@@ -125,6 +113,7 @@ class Reader : public yaml::YamlReader {
   size_t document_;
 };
 
+// The states a statusMappings may map, in the order the view tries them.
 const char* const kStates[] = {"initializing", "running",   "completed",  "failed",
                                "degraded",     "suspended", "suspending", "resuming"};
 
@@ -284,16 +273,11 @@ class DefinitionReader {
     YAML::Node f = node["fragmentedPodSpecDefinition"];
     if (f.IsDefined()) {
       const std::string ff = field + ".fragmentedPodSpecDefinition";
-      if (r_.map(f, ff,
-                 {"schedulerNamePath", "labelsPath", "annotationsPath", "resourcesPath", "resourceClaimsPath",
-                  "podAffinityPath", "nodeAffinityPath", "containersPath", "containerPath", "priorityClassNamePath",
-                  "imagePath", "affinityPath"})) {
-        FragmentedPodSpec p{r_.path(f, "schedulerNamePath", ff),  r_.path(f, "labelsPath", ff),
-                            r_.path(f, "annotationsPath", ff),    r_.path(f, "resourcesPath", ff),
-                            r_.path(f, "resourceClaimsPath", ff), r_.path(f, "podAffinityPath", ff),
-                            r_.path(f, "nodeAffinityPath", ff),   r_.path(f, "containersPath", ff),
-                            r_.path(f, "containerPath", ff),      r_.path(f, "priorityClassNamePath", ff),
-                            r_.path(f, "imagePath", ff),          r_.path(f, "affinityPath", ff)};
+      std::vector<const char*> names;
+      for (const auto& field : kFragmentedFields) names.push_back(field.name);
+      if (r_.map(f, ff, names)) {
+        FragmentedPodSpec p;
+        for (const auto& field : kFragmentedFields) p.*field.member = r_.path(f, field.name, ff);
         if (f.size() == 0) r_.error(f, Reader::line_of(f), ff, "maps no pod field");
         s.fragmented = p;
       }
@@ -366,9 +350,7 @@ class DefinitionReader {
       r_.error(node, Reader::line_of(node), mf, "is required");
       return s;
     }
-    if (!r_.map(m, mf,
-                {"initializing", "running", "completed", "failed", "degraded", "suspended", "suspending", "resuming"}))
-      return s;
+    if (!r_.map(m, mf, std::vector<const char*>(std::begin(kStates), std::end(kStates)))) return s;
     for (const char* state : kStates) {
       std::vector<StatusMatcher> matchers;
       r_.sequence(m, state, mf, [&](const YAML::Node& n, const std::string& f) {

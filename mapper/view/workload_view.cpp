@@ -159,13 +159,16 @@ class ViewBuilder {
       st.shape = PodShape::Fragmented;
       const catalog::FragmentedPodSpec& p = *c.spec->fragmented;
       Fragment& f = st.f;
-      f.scheduler = eval(p.scheduler_name, c, "schedulerNamePath", true);
-      f.labels = eval(p.labels, c, "labelsPath", true);
-      f.annotations = eval(p.annotations, c, "annotationsPath", true);
-      f.priority = eval(p.priority_class_name, c, "priorityClassNamePath", true);
-      f.resources = eval(p.resources, c, "resourcesPath", true);
-      f.containers = eval(p.containers, c, "containersPath", true);
-      f.container = eval(p.container, c, "containerPath", true);
+      auto field = [&](catalog::Path catalog::FragmentedPodSpec::*member) {
+        return eval(p.*member, c, catalog::fragmented_field_name(member), true);
+      };
+      f.scheduler = field(&catalog::FragmentedPodSpec::scheduler_name);
+      f.labels = field(&catalog::FragmentedPodSpec::labels);
+      f.annotations = field(&catalog::FragmentedPodSpec::annotations);
+      f.priority = field(&catalog::FragmentedPodSpec::priority_class_name);
+      f.resources = field(&catalog::FragmentedPodSpec::resources);
+      f.containers = field(&catalog::FragmentedPodSpec::containers);
+      f.container = field(&catalog::FragmentedPodSpec::container);
       for (const Stream* s : {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers,
                               &f.container, &st.replicas})
         st.n = std::max(st.n, s->size());
