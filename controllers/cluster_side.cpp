@@ -12,7 +12,7 @@
 namespace wm::controllers {
 
 struct ClusterSide::Parts {
-  std::unique_ptr<kube::Client> client;
+  std::unique_ptr<kube::Api> api;
   std::unique_ptr<kube::Discovery> discovery;
   std::unique_ptr<EventRecorder> events;
   std::unique_ptr<KartaSource> kartas;
@@ -28,11 +28,15 @@ ClusterSide::ClusterSide(ClusterOptions options, policy::StateStore& state, Metr
 ClusterSide::~ClusterSide() { stop(); }
 
 Result<void> ClusterSide::start() {
-  auto parts = std::make_unique<Parts>();
   auto client_made = kube::Client::make(options_.config);
-  if (!client_made) return Error{client_made.error()};
-  parts->client = std::move(*client_made);
-  kube::Client& client = *parts->client;
+  if (!client_made) return client_made.failure();
+  return start(std::move(*client_made));
+}
+
+Result<void> ClusterSide::start(std::unique_ptr<kube::Api> api) {
+  auto parts = std::make_unique<Parts>();
+  parts->api = std::move(api);
+  kube::Api& client = *parts->api;
   parts->discovery = std::make_unique<kube::Discovery>(client);
   declare_cluster_metrics(metrics_);
   parts->events = std::make_unique<EventRecorder>(client, options_.identity, log_);

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "base/result.h"
+#include "kube/api.h"
 #include "kube/config.h"
 #include "policy/state_store.h"
 
@@ -30,8 +31,10 @@ class ClusterSide {
  public:
   ClusterSide(ClusterOptions options, policy::StateStore& state, Metrics& metrics, const Logger& log);
   ~ClusterSide();
-  // Starts the watches and the election; false (with `error`) when the configuration cannot be used.
+  // Starts the watches and the election; fails when the configuration cannot be used.
   Result<void> start();
+  // The same over `api` (a fake API server, in unit tests).
+  Result<void> start(std::unique_ptr<kube::Api> api);
   // Stops every thread; a leader gives its Lease up.
   void stop();
 

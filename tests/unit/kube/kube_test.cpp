@@ -358,33 +358,3 @@ TEST_CASE("watch events: objects with their resourceVersion, bookmarks, 410 Gone
   CHECK(kube::decode_watch_event(R"({"type":"RENAMED","object":{}})", parser).error() ==
         "a watch event of unknown type \"RENAMED\"");
 }
-
-TEST_CASE("definitions from Karta objects: ready only once listed, over the built-in ones and under --definitions") {
-  const std::string jobset = test::read_file(test::source_path("definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml"));
-  auto karta_definition = [&] {
-    catalog::DefinitionLoad load = catalog::load_definitions(jobset, "Karta jobset");
-    REQUIRE(load.errors.empty());
-    return std::make_shared<const catalog::Definition>(std::move(load.definitions.front()));
-  };
-  auto file_of_jobset = [](const policy::StateStore& state) {
-    return state.current().catalog->find("jobset.x-k8s.io/v1alpha2", "JobSet").definition->file;
-  };
-  {
-    policy::StateStore state({});
-    REQUIRE(state.load().empty());
-    state.expect_cluster_definitions();
-    CHECK_FALSE(state.ready());  // the first list of Kartas is not in yet
-    state.set_cluster_definitions({});
-    CHECK(state.ready());
-    CHECK(file_of_jobset(state) == "definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml");  // built in
-    state.set_cluster_definitions({karta_definition()});
-    CHECK(file_of_jobset(state) == "Karta jobset");
-    state.set_cluster_definitions({});  // the Karta deleted: the built-in one again
-    CHECK(file_of_jobset(state) == "definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml");
-  }
-  const std::string dir = dir_with({{"jobset.yaml", jobset}});
-  policy::StateStore state({"", {dir}});
-  REQUIRE(state.load().empty());
-  state.set_cluster_definitions({karta_definition()});
-  CHECK(file_of_jobset(state) == dir + "/jobset.yaml");  // --definitions wins
-}
