@@ -44,7 +44,8 @@ TEST_CASE("Cluster side: ready once the Kartas are listed, leader once the Lease
   ClusterSide cluster(options, *state, metrics, log);
   REQUIRE(cluster.start(std::move(api)));
   CHECK(eventually([&] { return state->ready(); }));
-  CHECK(eventually([&] { return metrics.render().find("workload_map_leader 1") != std::string::npos; }));
+  // The series, not the HELP line (which begins "1 while this replica holds the Lease").
+  CHECK(eventually([&] { return metrics.render().find("\nworkload_map_leader 1\n") != std::string::npos; }));
   const auto created = fake.calls("POST", leases);
   REQUIRE(!created.empty());
   CHECK(created[0].body.find(R"("holderIdentity":"replica-1")") != std::string::npos);
