@@ -1,11 +1,11 @@
 #include <iostream>
 
+#include "base/json/json_writer.h"
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
 #include "cli/profile_gangs.h"
 #include "cli/table.h"
 #include "cli/workloads.h"
-#include "base/json/json_writer.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/resources.h"
 #include "mapper/view/view_json.h"

@@ -1,11 +1,11 @@
 #include <iostream>
 
+#include "base/json/json_writer.h"
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
 #include "cli/workloads.h"
 #include "cli/yaml_output.h"
 #include "mapper/expr/json_patch_apply.h"
-#include "base/json/json_writer.h"
 #include "mapper/view/pod_edits.h"
 
 namespace wm::cli {

@@ -3,13 +3,13 @@
 #include <boost/beast/core/detail/base64.hpp>
 #include <iostream>
 
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 #include "cli/admission_request.h"
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
 #include "cli/profile_gangs.h"
 #include "mapper/expr/json_patch_apply.h"
-#include "base/json/json_read.h"
-#include "base/json/json_writer.h"
 #include "mapper/view/gangs.h"
 #include "webhook/admission.h"
 
@@ -112,7 +112,7 @@ int review(const ReviewOptions& o) {
   auto references = load_references(o.with);
   if (!references) return kInvalid;
   policy::AdmissionState state{std::make_shared<const catalog::Catalog>(std::move(*catalog)),
-                                std::make_shared<const policy::Policy>(std::move(*policy)), references};
+                               std::make_shared<const policy::Policy>(std::move(*policy)), references};
   simdjson::dom::parser parser, answers;
   auto mutate = answer_of(webhook::review(webhook::Endpoint::Mutate, *request, state, parser), answers);
   if (!mutate) return kInvalid;

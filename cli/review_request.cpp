@@ -1,10 +1,10 @@
 #include <iostream>
 
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 #include "cli/admission_request.h"
 #include "cli/commands.h"
 #include "mapper/catalog/documents.h"
-#include "base/json/json_read.h"
-#include "base/json/json_writer.h"
 
 namespace wm::cli {
 

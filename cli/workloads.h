@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "mapper/catalog/catalog.h"
-#include "mapper/catalog/documents.h"
 #include "base/json/object_document.h"
 #include "base/json/value.h"
+#include "mapper/catalog/catalog.h"
+#include "mapper/catalog/documents.h"
 
 namespace wm::cli {
 

@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
+#include "base/result.h"
 #include "common/log.h"
 #include "common/metrics.h"
-#include "base/result.h"
 #include "kube/api.h"
 #include "kube/config.h"
 #include "policy/state_store.h"

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "kube/leader_election.h"
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
+#include "kube/leader_election.h"
 
 namespace wm::controllers {
 

@@ -45,10 +45,10 @@ KartaVerdict check_karta(const std::string& object_json, const std::string& name
   if (verdict.problems.empty()) verdict.problems = file + ": holds no definition";
   c.status = "False";
   c.reason = "Invalid";
-  c.message = verdict.problems.substr(0, kMaxMessage - 200) +
-              (live_generation >= 0
-                   ? "\nThe last accepted generation (" + std::to_string(live_generation) + ") stays in force."
-                   : std::string());
+  c.message =
+      verdict.problems.substr(0, kMaxMessage - 200) +
+      (live_generation >= 0 ? "\nThe last accepted generation (" + std::to_string(live_generation) + ") stays in force."
+                            : std::string());
   return verdict;
 }
 

@@ -2,13 +2,13 @@
 
 #include <simdjson.h>
 
+#include "base/json/json_read.h"
+#include "base/json/json_writer.h"
 #include "controllers/cluster_metrics.h"
 #include "controllers/karta_labels.h"
 #include "kube/backoff.h"
 #include "kube/leader_election.h"
 #include "kube/reflector.h"
-#include "base/json/json_read.h"
-#include "base/json/json_writer.h"
 
 namespace wm::controllers {
 
@@ -56,10 +56,8 @@ void KartaSource::publish() {
   }
   cluster_.state.set_cluster_definitions(std::move(live));
   cluster_.metrics.set_definitions(cluster_.state.current().catalog->size());
-  cluster_.metrics.set_gauge(kKartasMetric, {{"state", "accepted"}},
-                             static_cast<double>(accepted));
-  cluster_.metrics.set_gauge(kKartasMetric, {{"state", "refused"}},
-                             static_cast<double>(refused));
+  cluster_.metrics.set_gauge(kKartasMetric, {{"state", "accepted"}}, static_cast<double>(accepted));
+  cluster_.metrics.set_gauge(kKartasMetric, {{"state", "refused"}}, static_cast<double>(refused));
 }
 
 void KartaSource::replaced(std::vector<std::string> objects) {

@@ -2,9 +2,9 @@
 
 #include <simdjson.h>
 
-#include "kube/reflector.h"
 #include "base/json/json_pointer.h"
 #include "base/json/json_read.h"
+#include "kube/reflector.h"
 
 namespace wm::controllers {
 

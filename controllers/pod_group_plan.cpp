@@ -65,8 +65,7 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
   const std::string profile_name(json::string_at(workload, json::pointer_child("/metadata/labels", kProfileLabel)));
   const catalog::Catalog::Match match = state.catalog->find(api_version, kind);
   const policy::SchedulerProfile* profile = state.policy->profile(profile_name);
-  if (!match.definition || !profile)
-    return Error{"its kind or its profile (" + profile_name + ") is no longer known"};
+  if (!match.definition || !profile) return Error{"its kind or its profile (" + profile_name + ") is no longer known"};
   const auto& gvk = match.definition->gvk;
   const bool standalone = !policy::owners_of(workload).controller;
   const policy::ProfileEdits& edits = policy::Policy::edits_for(*profile, gvk.group, gvk.kind, standalone);
@@ -78,8 +77,7 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
   options.catalog = state.catalog.get();
   options.references = state.references.get();
   const view::WorkloadView view = view::build_view(*match.definition, doc, options);
-  std::string group_name(
-      json::string_at(workload, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
+  std::string group_name(json::string_at(workload, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
   if (group_name.empty()) group_name = json::string_at(workload, "/metadata/name");
   const std::string queue(json::string_at(workload, json::pointer_child("/metadata/annotations", kQueueAnnotation)));
   simdjson::dom::parser object_parser;
@@ -105,7 +103,8 @@ PodGroupWrites plan_pod_group_writes(const DesiredPodGroups& desired,
                                      const std::map<PodGroupPlace, std::string>& applied) {
   PodGroupWrites writes;
   for (const auto& [place, body] : desired.bodies)
-    if (auto it = applied.find(place); it == applied.end() || it->second != body) writes.apply.emplace_back(place, &body);
+    if (auto it = applied.find(place); it == applied.end() || it->second != body)
+      writes.apply.emplace_back(place, &body);
   for (const auto& [place, body] : applied)
     if (!desired.bodies.count(place)) writes.remove.push_back(place);
   return writes;

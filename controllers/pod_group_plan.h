@@ -28,7 +28,7 @@ using PodGroupPlace = std::pair<std::string, std::string>;
 
 // What should exist for one workload: the profile's PodGroup for each gang, as admission named it on the pods.
 struct DesiredPodGroups {
-  std::map<PodGroupPlace, std::string> bodies;       // the server-side apply body of each
+  std::map<PodGroupPlace, std::string> bodies;      // the server-side apply body of each
   std::map<std::string, kube::Resource> resources;  // by namespaced collection path
 };
 

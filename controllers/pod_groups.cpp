@@ -4,12 +4,12 @@
 
 #include <tuple>
 
+#include "base/json/json_read.h"
 #include "common/labels.h"
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "kube/trim.h"
-#include "base/json/json_read.h"
 
 namespace wm::controllers {
 
@@ -161,8 +161,7 @@ Result<void> PodGroupController::reconcile_one(const std::string& key) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(json).get(root) != simdjson::SUCCESS) return Error{"not JSON", ErrorCode::Internal};
-  const Result<DesiredPodGroups> desired =
-      plan_pod_groups(cluster_.state.current(), root, cluster_.discovery.finder());
+  const Result<DesiredPodGroups> desired = plan_pod_groups(cluster_.state.current(), root, cluster_.discovery.finder());
   if (!desired) {
     report_failure(key, root, desired.failure());
     return desired.failure();
@@ -202,7 +201,8 @@ void PodGroupController::report_failure(const std::string& key, simdjson::dom::e
                    retry ? "cannot make a PodGroup (retrying)" : "cannot make a PodGroup",
                    {{"workload", key}, {"problem", error.message}});
   cluster_.events.warning(reference_to(root), "PodGroupFailed", "cannot make its PodGroups: " + error.message);
-  if (retry) cluster_.metrics.add_counter(kPodGroupErrorsMetric, {{"kind", std::string(json::string_at(root, "/kind"))}});
+  if (retry)
+    cluster_.metrics.add_counter(kPodGroupErrorsMetric, {{"kind", std::string(json::string_at(root, "/kind"))}});
 }
 
 // A deleted workload: its PodGroups go with it (owner references); what this leader kept of it goes now.

@@ -20,17 +20,17 @@
 #include <string>
 #include <thread>
 
+#include "base/result.h"
 #include "common/log.h"
 #include "common/metrics.h"
-#include "base/result.h"
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "controllers/kind_watchers.h"
 #include "controllers/owned_pod_groups.h"
 #include "controllers/pod_group_plan.h"
 #include "controllers/work_queue.h"
-#include "kube/backoff.h"
 #include "kube/api.h"
+#include "kube/backoff.h"
 #include "kube/discovery.h"
 #include "kube/reflector.h"
 #include "policy/state_store.h"

@@ -1,10 +1,10 @@
 #include "controllers/reference_watch.h"
 
+#include "base/json/json_read.h"
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "kube/trim.h"
-#include "base/json/json_read.h"
 
 namespace wm::controllers {
 

@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
-#include "controllers/cluster_metrics.h"
-#include "kube/backoff.h"
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
+#include "controllers/cluster_metrics.h"
+#include "kube/backoff.h"
 
 namespace wm::controllers {
 
@@ -63,7 +63,13 @@ RulesPatch missing_rules_patch(simdjson::dom::element config, const std::set<Gro
     for (const auto& gr : wanted)
       if (!has_rules || !routes(rules, gr)) missing[gr.first].push_back(gr.second);
     if (!has_rules && !missing.empty())
-      patch.begin_object().field("op", "add").field("path", rules_path).key("value").begin_array().end_array().end_object();
+      patch.begin_object()
+          .field("op", "add")
+          .field("path", rules_path)
+          .key("value")
+          .begin_array()
+          .end_array()
+          .end_object();
     for (const auto& [group, resources] : missing) {
       patch.begin_object().field("op", "add").field("path", rules_path + "/-").key("value").begin_object();
       patch.key("operations").begin_array().value("CREATE").value("UPDATE").end_array();

@@ -37,7 +37,8 @@ class Api {
   virtual ~Api() = default;
   // One request; `target` is the path and query.
   Response request(std::string_view method, const std::string& target, const std::string& body = {},
-                   std::string_view content_type = kJson, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+                   std::string_view content_type = kJson,
+                   std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
     return send(method, target, body, content_type, timeout);
   }
   // A streamed GET (a watch): `on_open` is called once the server answers 200, `on_data` gets the body as it

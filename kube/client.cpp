@@ -19,7 +19,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using Stream = beast::ssl_stream<beast::tcp_stream>;
 
-
 namespace {
 
 Result<void> add_pem(asio::ssl::context& ctx, const std::string& pem, bool certificate_chain) {
@@ -179,7 +178,7 @@ void Client::keep_idle(std::unique_ptr<Call> call) {
 }
 
 Response Client::exchange(Call& call, std::string_view method, const std::string& target, const std::string& body,
-                      std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive) {
+                          std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive) {
   Response out;
   auto req = make_request(method, target, body, content_type, config_, token_.token());
   if (!call.step(timeout, [&](auto h) { http::async_write(call.stream, req, h); })) {
@@ -199,7 +198,7 @@ Response Client::exchange(Call& call, std::string_view method, const std::string
 }
 
 Response Client::send(std::string_view method, const std::string& target, const std::string& body,
-                         std::string_view content_type, std::chrono::milliseconds timeout) {
+                      std::string_view content_type, std::chrono::milliseconds timeout) {
   // A reused connection the server closed just as it was taken fails before any response: an idempotent request
   // is sent again on a new one (as Go's http.Transport retries). A POST is not, since the server may have acted
   // on it; its callers retry as they would after any failure.
@@ -217,8 +216,8 @@ Response Client::send(std::string_view method, const std::string& target, const 
 }
 
 Response Client::open_stream(const std::string& target, const std::function<bool(std::string_view)>& on_data,
-                        std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop,
-                        const std::function<void()>& on_open) {
+                             std::chrono::milliseconds idle_timeout, const std::atomic<bool>* stop,
+                             const std::function<void()>& on_open) {
   Response out;
   Call call(*tls_);
   ++connections_opened_;

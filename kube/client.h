@@ -43,7 +43,7 @@ class Client : public Api {
   Result<std::unique_ptr<Call>> connection(std::chrono::milliseconds timeout);
   void keep_idle(std::unique_ptr<Call> call);
   Response exchange(Call& call, std::string_view method, const std::string& target, const std::string& body,
-                std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive);
+                    std::string_view content_type, std::chrono::milliseconds timeout, bool& keep_alive);
 
   Config config_;
   std::shared_ptr<boost::asio::ssl::context> tls_;

@@ -4,8 +4,8 @@
 
 #include <ctime>
 
-#include "kube/backoff.h"
 #include "base/json/json_writer.h"
+#include "kube/backoff.h"
 
 namespace wm::kube {
 
@@ -120,9 +120,8 @@ void LeaderElection::release() {
   empty.holder.clear();
   empty.duration_seconds = 1;
   empty.renew_time = empty.acquire_time = micro_time_now();
-  api_.request("PUT",
-                  "/apis/coordination.k8s.io/v1/namespaces/" + options_.namespace_name + "/leases/" + options_.name,
-                  lease_json(options_, empty), kJson, std::chrono::seconds(2));
+  api_.request("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + options_.namespace_name + "/leases/" + options_.name,
+               lease_json(options_, empty), kJson, std::chrono::seconds(2));
 }
 
 void LeaderElection::run(const std::atomic<bool>& stop) {

@@ -40,10 +40,7 @@ class LeaderElection {
  public:
   LeaderElection(Api& api, LeaderElectionOptions options, std::function<void(bool leading)> on_change,
                  std::function<void(const std::string& problem)> on_problem)
-      : api_(api),
-        options_(std::move(options)),
-        on_change_(std::move(on_change)),
-        on_problem_(std::move(on_problem)) {}
+      : api_(api), options_(std::move(options)), on_change_(std::move(on_change)), on_problem_(std::move(on_problem)) {}
   // Campaigns and renews until `stop`; then gives the Lease up if it holds it, so that another replica takes over
   // at once instead of after the lease duration.
   void run(const std::atomic<bool>& stop);

@@ -5,9 +5,9 @@
 #include <random>
 #include <thread>
 
-#include "kube/backoff.h"
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
+#include "kube/backoff.h"
 
 namespace wm::kube {
 

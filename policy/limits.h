@@ -21,7 +21,7 @@ struct LimitSubject {
   std::string who;                 // "JobSet team-a/train", as messages name a workload
   std::string namespace_name;
   std::string_view queue;                               // the queue admission resolved; empty when none
-  const std::optional<std::string>& queue_label;       // the rule's label that names a queue
+  const std::optional<std::string>& queue_label;        // the rule's label that names a queue
   const std::optional<std::string>& profile_scheduler;  // the scheduler the rule's profile sets
 };
 
@@ -39,8 +39,9 @@ void check_scheduler_override(const Limits& limits, const LimitSubject& subject,
 void check_requests_with_gpus(const Limits& limits, const LimitSubject& subject, std::vector<std::string>& violations);
 
 // Every check, in the order their messages are given.
-inline constexpr LimitCheck kLimitChecks[] = {check_resource_totals,    check_max_pods,           check_queue_named,
-                                              check_allowed_schedulers, check_scheduler_override, check_requests_with_gpus};
+inline constexpr LimitCheck kLimitChecks[] = {check_resource_totals,    check_max_pods,
+                                              check_queue_named,        check_allowed_schedulers,
+                                              check_scheduler_override, check_requests_with_gpus};
 
 std::vector<std::string> limit_violations(const Limits& limits, const LimitSubject& subject);
 

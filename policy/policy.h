@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "mapper/catalog/definition.h"
 #include "base/yaml/diagnostic.h"
+#include "mapper/catalog/definition.h"
 #include "mapper/view/quantity.h"
 #include "mapper/view/workload_view.h"
 #include "policy/object_template.h"

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "policy/admission_state.h"
 #include "base/yaml/diagnostic.h"
 #include "common/file_watch.h"
+#include "policy/admission_state.h"
 
 namespace wm::policy {
 

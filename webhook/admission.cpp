@@ -2,8 +2,8 @@
 
 #include "base/json/json_read.h"
 #include "mapper/view/workload_view.h"
-#include "webhook/admission_codec.h"
 #include "policy/owners.h"
+#include "webhook/admission_codec.h"
 #include "webhook/replica_gang.h"
 #include "webhook/reviewer.h"
 
@@ -71,7 +71,8 @@ class Answer {
 
   // The mapper cannot make sense of this object: the rule's failure policy decides.
   AdmissionResult not_understood(const policy::Rule& rule, const std::string& why) {
-    if (rule.failure_policy == policy::FailurePolicy::Fail) return give(Outcome::FailedClosed, Decision::denied(422, why), why);
+    if (rule.failure_policy == policy::FailurePolicy::Fail)
+      return give(Outcome::FailedClosed, Decision::denied(422, why), why);
     return give(Outcome::NotUnderstood,
                 Decision::allowed().with_warnings({why + " (left as it is; failure policy Ignore)"}), why);
   }

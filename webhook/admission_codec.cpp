@@ -19,7 +19,7 @@ Result<AdmissionRequest> decode_review(std::string_view body, simdjson::dom::par
   std::string_view api_version = json::string_member(root, "apiVersion"), kind = json::string_member(root, "kind");
   if (api_version != "admission.k8s.io/v1")
     return Error{"apiVersion must be admission.k8s.io/v1, not \"" + std::string(api_version) +
-           "\" (set admissionReviewVersions: [v1])"};
+                 "\" (set admissionReviewVersions: [v1])"};
   if (kind != "AdmissionReview") return Error{"kind must be AdmissionReview"};
   simdjson::dom::element request;
   if (root["request"].get(request) || !request.is_object()) return Error{"the AdmissionReview has no request"};

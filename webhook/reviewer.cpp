@@ -63,8 +63,8 @@ const view::GangGroupView* gang_of(const view::WorkloadView& view, const std::st
 
 // Renders `templates` into `out` from position `at` on, reusing the strings already there (the same
 // edits are rendered once per pod template).
-void render_into(json::StringPairs& out, size_t& at, const policy::TemplatePairs& templates, const policy::TemplateValues& values,
-                 bool in_no_gang = false) {
+void render_into(json::StringPairs& out, size_t& at, const policy::TemplatePairs& templates,
+                 const policy::TemplateValues& values, bool in_no_gang = false) {
   for (const auto& [key, t] : templates) {
     if (in_no_gang && t.about_gang()) continue;
     if (at == out.size()) out.emplace_back();
@@ -138,9 +138,11 @@ std::optional<std::string> Reviewer::missing_queue(const view::ReferenceStore* q
          profile_.scheduler_name.value_or(rule_.profile->name) + " leaves the workload pending until it is created";
 }
 
-const policy::ProfileEdits& Reviewer::profile_edits(const policy::Rule& rule, const view::WorkloadView& view, bool standalone) {
+const policy::ProfileEdits& Reviewer::profile_edits(const policy::Rule& rule, const view::WorkloadView& view,
+                                                    bool standalone) {
   static const policy::ProfileEdits no_profile;
-  return rule.profile ? policy::Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone) : no_profile;
+  return rule.profile ? policy::Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone)
+                      : no_profile;
 }
 
 std::string_view Reviewer::task_groups_of(const view::GangGroupView* gang) {
@@ -224,10 +226,12 @@ std::vector<std::string> Reviewer::unmeetable() const {
 std::vector<std::string> Reviewer::violations() {
   std::vector<std::string> out;
   if (rule_.limits.refuse_unmeetable_gangs) out = unmeetable();
-  const policy::LimitSubject subject{view_,        doc_,
+  const policy::LimitSubject subject{view_,
+                                     doc_,
                                      display_name(view_, req_.namespace_name),
                                      namespace_name_,
-                                     values_.queue, rule_.queue_label,
+                                     values_.queue,
+                                     rule_.queue_label,
                                      profile_.scheduler_name};
   for (auto& v : policy::limit_violations(rule_.limits, subject)) out.push_back(std::move(v));
   return out;

@@ -8,9 +8,9 @@
 
 #include "mapper/view/references.h"
 #include "mapper/view/workload_view.h"
-#include "webhook/admission_codec.h"
 #include "policy/policy.h"
 #include "policy/value_template.h"
+#include "webhook/admission_codec.h"
 
 namespace wm::webhook {
 
@@ -19,8 +19,8 @@ std::string display_name(const view::WorkloadView& view, std::string_view namesp
 
 class Reviewer {
  public:
-  Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const view::WorkloadView& view, json::ObjectDocument& doc,
-           bool standalone);
+  Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const view::WorkloadView& view,
+           json::ObjectDocument& doc, bool standalone);
 
   // /mutate: the RFC 6902 patch of every pod template and of the workload itself; what cannot be edited is added to
   // `warnings`.
@@ -39,7 +39,8 @@ class Reviewer {
 
  private:
   // The rule's profile with its override for this kind merged in; no edits without a profile.
-  static const policy::ProfileEdits& profile_edits(const policy::Rule& rule, const view::WorkloadView& view, bool standalone);
+  static const policy::ProfileEdits& profile_edits(const policy::Rule& rule, const view::WorkloadView& view,
+                                                   bool standalone);
   // The gang's task groups, made the first time one of its pod templates needs them: every pod gets the same text.
   std::string_view task_groups_of(const view::GangGroupView* gang);
   // On UPDATE, a pod template is edited only when this update changes it. One it leaves alone stays exactly as

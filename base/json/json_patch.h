@@ -64,7 +64,7 @@ class JsonPatchBuilder {
   std::vector<size_t> op_ends_;   // where each one ends in ops_
   std::vector<Pending> pending_;  // subtrees to create
   std::vector<Node> nodes_;
-  std::string locate_error_;  // why locate() failed
+  std::string locate_error_;                          // why locate() failed
   std::string scratch_, value_scratch_, op_scratch_;  // reused text
 };
 

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/json/json_read.h"
 #include "mapper/catalog/definition_loader.h"
 #include "mapper/catalog/embedded_definitions.h"
-#include "base/json/json_read.h"
 
 namespace wm::catalog {
 

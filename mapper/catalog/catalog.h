@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "mapper/catalog/definition.h"
 #include "base/yaml/diagnostic.h"
+#include "mapper/catalog/definition.h"
 
 namespace wm::catalog {
 

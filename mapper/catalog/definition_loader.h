@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "mapper/catalog/definition.h"
 #include "base/yaml/diagnostic.h"
+#include "mapper/catalog/definition.h"
 
 namespace wm::catalog {
 
@@ -28,9 +28,9 @@ class DefinitionLoader {
   DefinitionLoad finish();
 
   struct PendingCheck {
-    size_t expression;  // index in the library
-    yaml::Diagnostic where;   // message filled in if it fails
-    size_t document;    // which loaded document it belongs to
+    size_t expression;       // index in the library
+    yaml::Diagnostic where;  // message filled in if it fails
+    size_t document;         // which loaded document it belongs to
   };
 
  private:

@@ -9,8 +9,8 @@
 #include <regex>
 #include <sstream>
 
-#include "base/yaml/yaml_guard.h"
 #include "base/json/json_writer.h"
+#include "base/yaml/yaml_guard.h"
 
 namespace wm::catalog {
 
@@ -107,7 +107,8 @@ void to_json(const YAML::Node& node, std::string& out) {
 
 }  // namespace
 
-std::vector<SourceDocument> read_documents(const std::string& text, const std::string& file, yaml::Diagnostics& errors) {
+std::vector<SourceDocument> read_documents(const std::string& text, const std::string& file,
+                                           yaml::Diagnostics& errors) {
   std::vector<SourceDocument> out;
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {

@@ -8,10 +8,10 @@ extern "C" {
 #include <functional>
 #include <unordered_map>
 
-#include "mapper/expr/jq_watchdog.h"
-#include "mapper/expr/jq_input.h"
 #include "base/json/json_pointer.h"
 #include "base/result.h"
+#include "mapper/expr/jq_input.h"
+#include "mapper/expr/jq_watchdog.h"
 
 namespace wm::expr {
 

@@ -6,10 +6,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "mapper/expr/native_expression.h"
-#include "mapper/expr/native_node.h"
 #include "base/json/json_pointer.h"
 #include "base/json/json_writer.h"
+#include "mapper/expr/native_expression.h"
+#include "mapper/expr/native_node.h"
 
 namespace wm::expr {
 

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <vector>
 
-#include "mapper/expr/native_node.h"
 #include "base/json/json_writer.h"
+#include "mapper/expr/native_node.h"
 
 namespace wm::expr {
 

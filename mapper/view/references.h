@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "base/result.h"
-#include "mapper/catalog/definition.h"
 #include "base/json/object_document.h"
 #include "base/json/value.h"
+#include "base/result.h"
+#include "mapper/catalog/definition.h"
 
 namespace wm::view {
 

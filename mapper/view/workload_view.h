@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "mapper/catalog/catalog.h"
-#include "mapper/catalog/definition.h"
 #include "base/json/object_document.h"
 #include "base/json/value.h"
+#include "mapper/catalog/catalog.h"
+#include "mapper/catalog/definition.h"
 #include "mapper/view/quantity.h"
 #include "mapper/view/references.h"
 

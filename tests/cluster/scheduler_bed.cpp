@@ -8,8 +8,8 @@
 
 #include "mapper/view/gangs.h"
 #include "mapper/view/workload_view.h"
-#include "tests/support/test_support.h"
 #include "policy/policy.h"
+#include "tests/support/test_support.h"
 
 namespace wm::test {
 

@@ -11,9 +11,9 @@
 #include <map>
 #include <set>
 
+#include "base/json/json_writer.h"
 #include "mapper/catalog/definition_loader.h"
 #include "mapper/catalog/documents.h"
-#include "base/json/json_writer.h"
 #include "mapper/view/status.h"
 #include "tests/support/test_support.h"
 

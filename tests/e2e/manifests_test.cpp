@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "tests/support/test_support.h"
 #include "policy/policy.h"
+#include "tests/support/test_support.h"
 
 using namespace wm;
 using namespace wm::test;

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "webhook/admission.h"
 #include "policy/embedded_policy.h"
+#include "webhook/admission.h"
 
 namespace {
 

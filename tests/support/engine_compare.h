@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "mapper/expr/path_expression.h"
 #include "base/json/object_document.h"
 #include "base/json/value.h"
+#include "mapper/expr/path_expression.h"
 
 namespace wm::test {
 

@@ -8,6 +8,4 @@
 // libjq has no frame pointers: ASan's fast unwinder stops at jv_mem_alloc, before any frame a suppression could
 // name, so these binaries unwind allocations the slow way, 8 frames deep.
 extern "C" const char* __asan_default_options() { return "fast_unwind_on_malloc=0:malloc_context_size=8"; }
-extern "C" const char* __lsan_default_suppressions() {
-  return "leak:wm::expr::JqInput::JqInput\nleak:jq_start\n";
-}
+extern "C" const char* __lsan_default_suppressions() { return "leak:wm::expr::JqInput::JqInput\nleak:jq_start\n"; }

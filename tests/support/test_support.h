@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "mapper/catalog/catalog.h"
-#include "mapper/catalog/documents.h"
 #include "base/json/object_document.h"
 #include "base/json/value.h"
+#include "mapper/catalog/catalog.h"
+#include "mapper/catalog/documents.h"
 #include "mapper/view/references.h"
 
 namespace wm::test {

@@ -34,8 +34,9 @@ TEST_CASE("Cluster side: ready once the Kartas are listed, leader once the Lease
   fake.answer("POST", leases, 201);
   fake.answer("GET", "/apis/jobset.x-k8s.io/v1alpha2", 200, test::discovery_document("JobSet", "jobsets"));
   const std::string mutating = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/workload-map";
-  fake.answer("GET", mutating, 200,
-              R"({"metadata":{"name":"workload-map","resourceVersion":"3"},"webhooks":[{"name":"mutate","rules":[]}]})");
+  fake.answer(
+      "GET", mutating, 200,
+      R"({"metadata":{"name":"workload-map","resourceVersion":"3"},"webhooks":[{"name":"mutate","rules":[]}]})");
   fake.answer("PATCH", mutating, 200);
 
   ClusterOptions options;

@@ -17,8 +17,7 @@ std::unique_ptr<policy::StateStore> state_with_policy(const std::string& policy_
 }
 
 std::string admitted_workload(const std::string& corpus_path, const std::string& profile,
-                              const std::string& namespace_name, const std::string& uid,
-                              const std::string& queue) {
+                              const std::string& namespace_name, const std::string& uid, const std::string& queue) {
   auto objects = parse_file(corpus_dir() + "/" + corpus_path);
   REQUIRE(!objects.empty());
   json::JsonPatchBuilder patch(objects.front().root);

@@ -23,7 +23,9 @@ std::string karta_json(const std::string& yaml, long long generation) {
                      R"("uid":"karta-uid","generation":)" + std::to_string(generation) + ",");
 }
 
-std::string broken_karta() { return test::read_file(test::source_path("tests/fixtures/broken-definitions/gang-member-undefined.yaml")); }
+std::string broken_karta() {
+  return test::read_file(test::source_path("tests/fixtures/broken-definitions/gang-member-undefined.yaml"));
+}
 
 // The same Karta with its pod group's member defined: example.com/v1 Thing, a kind no built-in definition reads.
 std::string thing_karta() {

@@ -56,7 +56,8 @@ TEST_CASE("PodGroups: a JobSet under volcano gets one PodGroup of its gang, owne
   CHECK(place.second == "paralleljobs");  // as admission names it on the pods: the workload's name
   simdjson::dom::parser parser;
   const auto object = parser.parse(body).value();
-  CHECK(object.at_pointer("/spec/minMember").get_int64().value() == 5);  // = `inspect --profile volcano`: 4 workers and the driver
+  CHECK(object.at_pointer("/spec/minMember").get_int64().value() ==
+        5);  // = `inspect --profile volcano`: 4 workers and the driver
   CHECK(test::string_at(object, "/spec/queue") == "q1");
   CHECK(test::string_at(object, "/metadata/ownerReferences/0/kind") == "JobSet");
   CHECK(test::string_at(object, "/metadata/ownerReferences/0/uid") == "uid-1");
@@ -78,11 +79,11 @@ TEST_CASE("PodGroups: a PodGroup kind not served yet is retried, not dropped") {
   auto store = every_kind_under("volcano");
   simdjson::dom::parser parser;
   const std::string workload = test::admitted_workload("jobset/paralleljobs.yaml", "volcano");
-  const auto desired =
-      plan_pod_groups(store->current(), parser.parse(workload).value(),
-                      [](const std::string&, const std::string&, const std::string&) -> Result<kube::Resource> {
-                        return Error{"/apis/scheduling.volcano.sh/v1beta1 serves no kind PodGroup", ErrorCode::NotFound};
-                      });
+  const auto desired = plan_pod_groups(
+      store->current(), parser.parse(workload).value(),
+      [](const std::string&, const std::string&, const std::string&) -> Result<kube::Resource> {
+        return Error{"/apis/scheduling.volcano.sh/v1beta1 serves no kind PodGroup", ErrorCode::NotFound};
+      });
   REQUIRE_FALSE(desired);
   CHECK(retryable(desired.code()));
   CHECK(desired.error().find("serves no kind PodGroup") != std::string::npos);

@@ -31,11 +31,10 @@ TEST_CASE("References: a TrainJob's runtimes and every profile's queue kind are 
   const auto wanted = referenced_kinds(shipped_state()->current());
   CHECK(wanted.count("trainer.kubeflow.org/TrainingRuntime"));
   CHECK(wanted.count("trainer.kubeflow.org/ClusterTrainingRuntime"));
-  CHECK(wanted.count("scheduling.run.ai/Queue"));       // kai's queues
-  CHECK(wanted.count("scheduling.volcano.sh/Queue"));   // volcano's
+  CHECK(wanted.count("scheduling.run.ai/Queue"));      // kai's queues
+  CHECK(wanted.count("scheduling.volcano.sh/Queue"));  // volcano's
   CHECK(wanted.at("scheduling.run.ai/Queue").version == "v2");
-  for (const auto& [key, gvk] : wanted)
-    CHECK((gvk.group == "trainer.kubeflow.org" || gvk.kind == "Queue"));
+  for (const auto& [key, gvk] : wanted) CHECK((gvk.group == "trainer.kubeflow.org" || gvk.kind == "Queue"));
 }
 
 TEST_CASE("References: what the list and the watch bring is held for admission, without managed fields") {

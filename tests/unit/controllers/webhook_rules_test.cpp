@@ -25,13 +25,14 @@ std::string shipped_configuration() {
 }  // namespace
 
 TEST_CASE("Webhook rules: every catalog kind the API server serves is routed, and one not served is looked for again") {
-  const auto routed = resources_to_route(test::builtin_catalog(), [](const std::string& group, const std::string& version,
-                                                                     const std::string& kind) -> Result<kube::Resource> {
-    if (kind == "SparkApplication") return Error{"not served", ErrorCode::NotFound};
-    std::string plural = kind;
-    for (auto& c : plural) c = static_cast<char>(std::tolower(c));
-    return kube::Resource{group, version, kind, plural + "s", true};
-  });
+  const auto routed = resources_to_route(
+      test::builtin_catalog(),
+      [](const std::string& group, const std::string& version, const std::string& kind) -> Result<kube::Resource> {
+        if (kind == "SparkApplication") return Error{"not served", ErrorCode::NotFound};
+        std::string plural = kind;
+        for (auto& c : plural) c = static_cast<char>(std::tolower(c));
+        return kube::Resource{group, version, kind, plural + "s", true};
+      });
   CHECK_FALSE(routed.complete);
   CHECK(routed.resources.count({"jobset.x-k8s.io", "jobsets"}));
   CHECK(routed.resources.count({"apps", "deployments"}));

@@ -16,9 +16,9 @@
 #include "kube/reflector.h"
 #include "kube/trim.h"
 #include "mapper/catalog/definition_loader.h"
+#include "policy/state_store.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
-#include "policy/state_store.h"
 
 using namespace wm;
 using namespace std::chrono_literals;

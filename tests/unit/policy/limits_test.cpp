@@ -46,7 +46,9 @@ TEST_CASE("Limits: a resource total over its limit names the total, each pod tem
   const auto violations = jobset.run(check_resource_totals, limits);
   REQUIRE(violations.size() == 1);
   CHECK(violations[0] ==
-        "JobSet team-a/train asks for 12 nvidia.com/gpu across 3 pods (leader 1\xC3\x97" "4, workers 2\xC3\x97" "4); "
+        "JobSet team-a/train asks for 12 nvidia.com/gpu across 3 pods (leader 1\xC3\x97"
+        "4, workers 2\xC3\x97"
+        "4); "
         "the limit for namespace team-a is 8");
   Limits memory;
   memory.resources["memory"] = quantity("1Gi");  // a resource it does not ask for is no violation
@@ -73,8 +75,9 @@ TEST_CASE("Limits: a required queue names the label that sets it") {
         std::vector<std::string>{"JobSet team-a/train names no queue: set the label kai.scheduler/queue on it"});
 }
 
-TEST_CASE("Limits: a pod template's own scheduler must be allowed, and must be the profile's when overrides are "
-          "forbidden") {
+TEST_CASE(
+    "Limits: a pod template's own scheduler must be allowed, and must be the profile's when overrides are "
+    "forbidden") {
   const Checked jobset("restartPolicy: Never\n            containers:",
                        "restartPolicy: Never\n            schedulerName: default-scheduler\n            containers:");
   Limits limits;
@@ -95,24 +98,25 @@ TEST_CASE("Limits: containers with GPU limits must request cpu and memory") {
   limits.require_requests_with_gpus = true;
   const auto violations = Checked().run(check_requests_with_gpus, limits);
   REQUIRE(violations.size() == 2);
-  CHECK(violations[0] == "JobSet team-a/train: container trainer in replicatedjob/leader asks for GPUs in its limits "
-                         "but does not request cpu and memory");
-  const Checked requested("limits: {nvidia.com/gpu: 4}\n  - name: workers",
-                          "limits: {nvidia.com/gpu: 4}\n                requests: {cpu: 1, memory: 1Gi}\n  - name: workers");
+  CHECK(violations[0] ==
+        "JobSet team-a/train: container trainer in replicatedjob/leader asks for GPUs in its limits "
+        "but does not request cpu and memory");
+  const Checked requested(
+      "limits: {nvidia.com/gpu: 4}\n  - name: workers",
+      "limits: {nvidia.com/gpu: 4}\n                requests: {cpu: 1, memory: 1Gi}\n  - name: workers");
   CHECK(requested.run(check_requests_with_gpus, limits).size() == 1);  // only the workers now
 }
 
 TEST_CASE("Limits: every check runs, in order, and none fires without its limit") {
   const Checked jobset;
   CHECK(limit_violations(Limits{}, LimitSubject{*jobset.view, *jobset.objects[0].doc, "JobSet team-a/train", "team-a",
-                                               "", jobset.queue_label, jobset.scheduler})
+                                                "", jobset.queue_label, jobset.scheduler})
             .empty());
   Limits limits;
   limits.max_pods = 1;
   limits.require_queue = true;
-  const auto violations = limit_violations(
-      limits, {*jobset.view, *jobset.objects[0].doc, "JobSet team-a/train", "team-a", "", jobset.queue_label,
-               jobset.scheduler});
+  const auto violations = limit_violations(limits, {*jobset.view, *jobset.objects[0].doc, "JobSet team-a/train",
+                                                    "team-a", "", jobset.queue_label, jobset.scheduler});
   REQUIRE(violations.size() == 2);
   CHECK(violations[0].find("has 3 pods") != std::string::npos);
   CHECK(violations[1].find("names no queue") != std::string::npos);

@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 
 #include "mapper/view/gangs.h"
-#include "tests/support/test_support.h"
 #include "policy/gang_values.h"
 #include "policy/object_template.h"
+#include "tests/support/test_support.h"
 
 namespace wm::policy {
 namespace {

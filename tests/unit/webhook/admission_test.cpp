@@ -24,7 +24,7 @@ Answer answer(Endpoint endpoint, const std::string& object_yaml, const std::stri
   auto policy = policy::Policy::load(test::policy_with_rules(rules), "policy.yaml", errors);
   REQUIRE(policy);
   policy::AdmissionState state{std::make_shared<const catalog::Catalog>(catalog::Catalog::embedded(errors)),
-                       std::make_shared<const policy::Policy>(std::move(*policy))};
+                               std::make_shared<const policy::Policy>(std::move(*policy))};
   state.references = std::move(references);
   REQUIRE(errors.empty());
   auto objects = test::parse_yaml(object_yaml);

@@ -5,15 +5,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "mapper/expr/json_patch_apply.h"
 #include "base/json/json_writer.h"
+#include "mapper/expr/json_patch_apply.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/workload_view.h"
+#include "policy/gang_values.h"
+#include "policy/policy.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 #include "webhook/admission.h"
-#include "policy/gang_values.h"
-#include "policy/policy.h"
 
 namespace wm {
 namespace {
@@ -41,9 +41,9 @@ class Admission {
  public:
   explicit Admission(const std::string& profile) {
     yaml::Diagnostics errors;
-    auto policy = policy::Policy::load(
-        test::policy_with_rules("- name: all\n  profile: " + profile + "\n  queue: {value: q1}\n"), "policy.yaml",
-        errors);
+    auto policy =
+        policy::Policy::load(test::policy_with_rules("- name: all\n  profile: " + profile + "\n  queue: {value: q1}\n"),
+                             "policy.yaml", errors);
     REQUIRE(policy);
     state_.policy = std::make_shared<const policy::Policy>(std::move(*policy));
     state_.catalog = std::shared_ptr<const catalog::Catalog>(&test::builtin_catalog(), [](const catalog::Catalog*) {});

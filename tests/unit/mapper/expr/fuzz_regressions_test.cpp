@@ -40,7 +40,7 @@ TEST_CASE("fuzzer regressions: definitions and manifests are refused, not crashe
 TEST_CASE("fuzzer regressions: AdmissionReviews get an answer") {
   yaml::Diagnostics errors;
   policy::AdmissionState state{std::make_shared<catalog::Catalog>(catalog::Catalog::embedded(errors)),
-                                std::make_shared<policy::Policy>(policy::Policy::builtin())};
+                               std::make_shared<policy::Policy>(policy::Policy::builtin())};
   simdjson::dom::parser parser;
   for (const auto& [name, body] : inputs("admission")) {
     INFO(name);

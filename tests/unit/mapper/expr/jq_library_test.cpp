@@ -12,8 +12,8 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "mapper/expr/jq_library.h"
 #include "mapper/expr/jq_input.h"
+#include "mapper/expr/jq_library.h"
 
 namespace {
 

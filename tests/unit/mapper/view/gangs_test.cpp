@@ -6,8 +6,8 @@
 
 #include "mapper/catalog/definition_loader.h"
 #include "mapper/view/workload_view.h"
-#include "tests/support/test_support.h"
 #include "policy/policy.h"
+#include "tests/support/test_support.h"
 
 namespace wm {
 namespace {
