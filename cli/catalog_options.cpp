@@ -1,12 +1,9 @@
 #include "cli/catalog_options.h"
 
-#include <simdjson.h>
-
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include "base/json/json_read.h"
 #include "mapper/catalog/documents.h"
 
 namespace wm::cli {
@@ -44,39 +41,19 @@ void add_with_option(CLI::App& command, std::vector<std::string>& files) {
       ->take_all();
 }
 
-namespace {
-
-// "Kind generateName*" for an object made from generateName, which nothing can refer to by name; empty otherwise.
-std::string made_from_generate_name(const std::string& json) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (parser.parse(json).get(root) != simdjson::SUCCESS || !json::string_at(root, "/metadata/name").empty()) return "";
-  const std::string_view generate_name = json::string_at(root, "/metadata/generateName");
-  if (generate_name.empty()) return "";
-  return std::string(json::string_at(root, "/kind")) + " " + std::string(generate_name) + "*";
-}
-
-}  // namespace
-
 std::shared_ptr<view::ReferenceStore> load_references(const std::vector<std::string>& files,
                                                       const std::vector<std::string>& manifests) {
   auto store = std::make_shared<view::ReferenceStore>();
   yaml::Diagnostics errors;
   for (const auto& file : files)
-    for (auto& document : catalog::read_document_file(file, errors)) {
-      // The API server names it only when it is created: skipped with a note, the rest of the file kept.
-      if (const std::string unnamed = made_from_generate_name(document.json); !unnamed.empty()) {
-        std::cerr << yaml::Diagnostic{document.file, document.line, "",
-                                      "note: skipped " + unnamed +
-                                          ": an object made from generateName cannot be "
-                                          "referred to"}
-                         .str()
-                  << "\n";
-        continue;
+    for (auto& document : catalog::read_document_file(file, errors))
+      if (auto held = store->put(std::move(document.json)); !held) {
+        if (held.code() != ErrorCode::NotFound)
+          errors.push_back({document.file, document.line, "", held.error()});
+        else  // made from generateName, which nothing can refer to: skipped with a note, the rest of the file kept
+          std::cerr << yaml::Diagnostic{document.file, document.line, "", "note: skipped " + held.error()}.str()
+                    << "\n";
       }
-      if (auto held = store->put(std::move(document.json)); !held)
-        errors.push_back({document.file, document.line, "", held.error()});
-    }
   for (const auto& e : errors) std::cerr << e.str() << "\n";
   if (!errors.empty()) return nullptr;
   // The manifests' own objects too; what they cannot name (a generateName workload) is theirs to report.

@@ -70,7 +70,7 @@ int mutate(MutateOptions o) {
       std::cout << patch << "\n";
       return;
     }
-    auto patched = json::apply_json_patch(json::element_json(w.doc.root()), patch);
+    auto patched = expr::apply_json_patch(json::element_json(w.doc.root()), patch);
     if (!patched) {
       std::cerr << "mutate: " << patched.error() << "\n";
       status = kInvalid;

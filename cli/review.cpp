@@ -119,7 +119,7 @@ int review(const ReviewOptions& o) {
   // The validating webhook sees the object as mutated.
   std::string mutated = *object;
   if (!mutate->patch.empty()) {
-    auto patched = json::apply_json_patch(*object, mutate->patch);
+    auto patched = expr::apply_json_patch(*object, mutate->patch);
     if (!patched) {
       std::cerr << "review: the webhook's patch does not apply: " << patched.error() << "\n";
       return kInvalid;

@@ -35,7 +35,7 @@ Result<std::string> owned(const std::string& object_json, simdjson::dom::element
     done = patch.merge_map("/metadata/labels",
                            {{"app.kubernetes.io/managed-by", "workload-map"}, {std::string(kOwnerUidLabel), uid}});
   if (!done) return Error{done.error(), ErrorCode::Internal};
-  auto applied = json::apply_json_patch(object_json, patch.str());
+  auto applied = expr::apply_json_patch(object_json, patch.str());
   if (!applied) return Error{applied.error(), ErrorCode::Internal};
   return applied;
 }

@@ -180,14 +180,17 @@ Result<void> PodGroupController::reconcile_one(const std::string& key) {
   const std::string uid(json::string_at(root, "/metadata/uid"));
   const bool first_look = applied.uid != uid;
   if (first_look) applied = Applied{uid, {}};
-  if (auto done = apply(key, root, plan_pod_group_writes(*desired, applied.objects), applied); !done) return done;
-  if (first_look)
+  PodGroupWrites writes = plan_pod_group_writes(*desired, applied.objects);
+  if (auto done = apply(key, root, writes, applied); !done) return done;
+  if (first_look) {  // what was adopted may hold PodGroups to delete: planned again
     if (auto adopted = adopt(uid, *desired, applied); !adopted) {
       cluster_.log.log(LogLevel::Warn, "cannot list a workload's PodGroups (retrying)",
                        {{"workload", key}, {"problem", adopted.error()}});
       return adopted;
     }
-  return prune(key, root, plan_pod_group_writes(*desired, applied.objects), applied);
+    writes = plan_pod_group_writes(*desired, applied.objects);
+  }
+  return prune(key, root, writes, applied);
 }
 
 // Said where the operator looks: the log, and for what the workload's owner can act on, an Event on it and a count.

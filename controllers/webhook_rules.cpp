@@ -113,7 +113,7 @@ Result<void> WebhookRules::sync() {
     if (!r.ok()) {
       cluster_.log.log(LogLevel::Warn, "cannot add rules to a webhook configuration (retrying)",
                        {{"configuration", path}, {"problem", r.describe()}});
-      outcome = r.failure("add rules to " + path);  // 422 from the test: someone wrote it first
+      outcome = r.failure("add rules to " + path);  // a failed resourceVersion test: someone wrote it first
       continue;
     }
     cluster_.metrics.add_counter(kWebhookRulesAddedMetric, {});

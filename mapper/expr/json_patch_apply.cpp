@@ -8,7 +8,7 @@ extern "C" {
 
 #include "base/json/json_pointer.h"
 
-namespace wm::json {
+namespace wm::expr {
 
 namespace {
 
@@ -43,7 +43,7 @@ Result<std::string> apply_json_patch(const std::string& document_json, const std
     }
     // Tokens become numbers where the parent is an array, as jq paths need; "-" is the end of an array (an append).
     jv path = jv_array();
-    for (const auto& token : split_pointer(pointer)) {
+    for (const auto& token : json::split_pointer(pointer)) {
       jv parent = jv_getpath(jv_copy(doc), jv_copy(path));
       const bool array = jv_get_kind(parent) == JV_KIND_ARRAY;
       const double index = !array         ? 0
@@ -64,4 +64,4 @@ Result<std::string> apply_json_patch(const std::string& document_json, const std
   return string_of(text);
 }
 
-}  // namespace wm::json
+}  // namespace wm::expr

@@ -6,9 +6,9 @@
 
 #include "base/result.h"
 
-namespace wm::json {
+namespace wm::expr {
 
 // The patched document as indented JSON.
 Result<std::string> apply_json_patch(const std::string& document_json, const std::string& patch_json);
 
-}  // namespace wm::json
+}  // namespace wm::expr

@@ -29,6 +29,11 @@ Result<Identity> identify(const std::string& json) {
   out.kind = json::string_member(root, "kind");
   out.name = json::string_at(root, "/metadata/name");
   out.namespace_name = json::string_at(root, "/metadata/namespace");
+  if (const std::string_view generate_name = json::string_at(root, "/metadata/generateName");
+      out.name.empty() && !generate_name.empty())  // named by the API server only once it is created
+    return Error{
+        out.kind + " " + std::string(generate_name) + "*: an object made from generateName cannot be referred to",
+        ErrorCode::NotFound};
   if (api_version.empty() || out.kind.empty() || out.name.empty())
     return Error{"an object needs apiVersion, kind and metadata.name"};
   out.group = json::split_api_version(api_version).first;
@@ -39,7 +44,7 @@ Result<Identity> identify(const std::string& json) {
 
 Result<void> ReferenceStore::put(std::string json) {
   auto id = identify(json);
-  if (!id) return Error{id.error()};
+  if (!id) return id.failure();
   auto held = std::make_shared<const std::string>(std::move(json));
   std::unique_lock lock(mutex_);
   objects_[key(id->group, id->kind, id->namespace_name, id->name)] = std::move(held);

@@ -21,7 +21,8 @@ namespace wm::view {
 
 class ReferenceStore {
  public:
-  // Holds one object (JSON text, with apiVersion, kind and metadata.name); an error when it lacks them.
+  // Holds one object (JSON text, with apiVersion, kind and metadata.name); an error when it lacks them, NotFound for
+  // one made from generateName (nothing can refer to it by name).
   Result<void> put(std::string json);
   void remove(std::string_view group, std::string_view kind, std::string_view namespace_name, std::string_view name);
   // Replaces every object of one kind (after a watch lists the kind again); from then on the store holds the kind.

@@ -25,7 +25,7 @@ std::string admitted_workload(const std::string& corpus_path, const std::string&
   REQUIRE(patch.set_string("/metadata/uid", uid));
   REQUIRE(patch.merge_map("/metadata/labels", {{std::string(kProfileLabel), profile}}));
   REQUIRE(patch.merge_map("/metadata/annotations", {{std::string(kQueueAnnotation), queue}}));
-  auto patched = json::apply_json_patch(json::element_json(objects.front().root), patch.str());
+  auto patched = expr::apply_json_patch(json::element_json(objects.front().root), patch.str());
   REQUIRE(patched);
   return *patched;
 }

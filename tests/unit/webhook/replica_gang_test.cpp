@@ -59,7 +59,7 @@ class Admission {
     std::string_view patch;
     out.object = object_json;
     if (answer.at_pointer("/response/patch").get_string().get(patch) == simdjson::SUCCESS) {
-      auto patched = json::apply_json_patch(object_json, test::base64_decode(std::string(patch)));
+      auto patched = expr::apply_json_patch(object_json, test::base64_decode(std::string(patch)));
       INFO(patched.error());
       REQUIRE(patched);
       out.object = std::move(*patched);
