@@ -57,6 +57,12 @@ void print_table(const view::WorkloadView& view, const Workload& w) {
     for (const auto& p : view.phases) std::cout << " " << p;
     std::cout << "\n";
   }
+  for (const auto& [claim, devices] : view.shared_claims) {
+    std::cout << "shared claim " << claim << " (once for the workload):";
+    for (const auto& [name, q] : devices) std::cout << " " << name << "=" << q.str(view::is_byte_resource(name));
+    std::cout << "\n";
+  }
+  for (const auto& u : view.uncounted_devices) std::cout << "devices not counted: " << u.what << "\n";
   for (const auto& problem : view.problems) std::cout << "not understood: " << problem << "\n";
   std::cout << "\n";
 }
@@ -93,11 +99,11 @@ int inspect(const InspectOptions& o) {
   auto references = load_references(o.with, o.files);
   if (!references) return kInvalid;
   // A scheduler profile decides how gangs are counted and named; the built-in policy holds the shipped ones.
-  std::optional<policy::Policy> policy;
+  // The policy also says what DRA DeviceClasses count as, so it is read even without a profile.
+  std::optional<policy::Policy> policy = load_policy(policy_file);
+  if (!policy) return kInvalid;
   const policy::SchedulerProfile* profile = nullptr;
   if (!profile_name.empty() || !policy_file.empty()) {
-    policy = load_policy(policy_file);
-    if (!policy) return kInvalid;
     profile = policy->profile(profile_name);
     if (!profile) {
       std::cerr << "inspect: no profile " << profile_name << " in "
@@ -119,6 +125,7 @@ int inspect(const InspectOptions& o) {
     counted.inspect_detail = true;
     counted.catalog = &*catalog;
     counted.references = references.get();
+    counted.devices = &policy->devices();
     view::WorkloadView view = view::build_view(*w.match.definition, w.doc, counted);
     std::vector<std::string> pod_groups;
     if (profile) {

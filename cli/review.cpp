@@ -150,6 +150,7 @@ int review(const ReviewOptions& o) {
     options.catalog = state.catalog.get();
     options.references = state.references.get();
     options.namespace_name = namespace_name;
+    options.devices = &state.policy->devices();
     view = view::build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(kQueueAnnotation).get_string().get(queue)) queue = {};

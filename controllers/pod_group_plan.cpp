@@ -76,6 +76,7 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
   view::ViewOptions options = policy::view_options_for(*profile, gvk.group, gvk.kind, standalone);
   options.catalog = state.catalog.get();
   options.references = state.references.get();
+  options.devices = &state.policy->devices();
   const view::WorkloadView view = view::build_view(*match.definition, doc, options);
   std::string group_name(json::string_at(workload, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
   if (group_name.empty()) group_name = json::string_at(workload, "/metadata/name");

@@ -43,6 +43,20 @@ void check_resource_totals(const Limits& limits, const LimitSubject& subject, st
   }
 }
 
+void check_uncounted_devices(const Limits& limits, const LimitSubject& subject,
+                             std::vector<std::string>& violations) {
+  if (limits.resources.empty()) return;
+  for (const auto& u : subject.view.uncounted_devices) {
+    std::string limited;
+    for (const auto& [resource, limit] : limits.resources)
+      if (u.resources.empty() || std::find(u.resources.begin(), u.resources.end(), resource) != u.resources.end())
+        limited += (limited.empty() ? "" : ", ") + resource;
+    if (!limited.empty())
+      violations.push_back(subject.who + ": " + u.what + "; so its devices cannot be held to " + scope(subject) +
+                           " on " + limited);
+  }
+}
+
 void check_max_pods(const Limits& limits, const LimitSubject& subject, std::vector<std::string>& violations) {
   if (limits.max_pods && subject.view.total_pods > *limits.max_pods)
     violations.push_back(subject.who + " has " + std::to_string(subject.view.total_pods) + " pods; " + scope(subject) +

@@ -125,6 +125,38 @@ class PolicyReader : public yaml::YamlReader {
   }
 };
 
+// The devices section: which resource each DRA DeviceClass's devices count as (mapper/view/claims.h).
+view::DeviceClassMapping read_devices(PolicyReader& r, const YAML::Node& node) {
+  view::DeviceClassMapping out;
+  if (!node.IsDefined() || node.IsNull() || !r.map(node, "devices", {"deviceClassMappings", "notCounted", "firstAvailable"}))
+    return out;
+  auto add = [&](const YAML::Node& at, const std::string& field, const std::string& device_class,
+                 const std::string& resource) {
+    if (!out.resources.emplace(device_class, resource).second)
+      r.error(at, field, "DeviceClass " + device_class + " is named twice in devices");
+  };
+  YAML::Node mappings = node["deviceClassMappings"];
+  if (mappings.IsDefined() && !mappings.IsSequence())
+    r.error(mappings, "devices.deviceClassMappings", "must be a list of {name, deviceClassNames}");
+  for (size_t i = 0; mappings.IsSequence() && i < mappings.size(); ++i) {
+    const std::string field = "devices.deviceClassMappings[" + std::to_string(i) + "]";
+    if (!r.map(mappings[i], field, {"name", "deviceClassNames"})) continue;
+    const std::string resource = mappings[i]["name"].IsScalar() ? mappings[i]["name"].Scalar() : "";
+    if (resource.empty()) r.error(mappings[i], field + ".name", "must name the resource the classes count as");
+    const auto classes = r.strings(mappings[i]["deviceClassNames"], field + ".deviceClassNames");
+    if (classes.empty()) r.error(mappings[i], field + ".deviceClassNames", "must name at least one DeviceClass");
+    for (const auto& c : classes) add(mappings[i], field + ".deviceClassNames", c, resource);
+  }
+  for (const auto& c : r.strings(node["notCounted"], "devices.notCounted")) add(node["notCounted"], "devices.notCounted", c, "");
+  if (YAML::Node f = node["firstAvailable"]; f.IsDefined()) {
+    if (f.IsScalar() && (f.Scalar() == "largest" || f.Scalar() == "refuse"))
+      out.first_available_at_largest = f.Scalar() == "largest";
+    else
+      r.error(f, "devices.firstAvailable", "must be refuse or largest");
+  }
+  return out;
+}
+
 // One entry of schedulerProfiles, its overrides merged in once so that admission only picks one; null when its keys
 // are wrong (reported).
 std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
@@ -241,7 +273,7 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
   size_t before = errors.size();
   PolicyReader r(file, errors);
   Policy policy;
-  if (!r.map(root, "", {"apiVersion", "kind", "schedulerProfiles", "rules"})) return std::nullopt;
+  if (!r.map(root, "", {"apiVersion", "kind", "schedulerProfiles", "devices", "rules"})) return std::nullopt;
   if (!root["apiVersion"].IsDefined() || root["apiVersion"].Scalar() != "workload-map.io/v1alpha1" ||
       !root["kind"].IsDefined() || root["kind"].Scalar() != "Policy")
     r.error(root, "apiVersion", "a policy is apiVersion workload-map.io/v1alpha1, kind Policy");
@@ -250,6 +282,8 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
   if (profiles.IsDefined() && !profiles.IsMap()) r.error(profiles, "schedulerProfiles", "must map names to profiles");
   for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map))
     if (auto profile = read_profile(r, e.first.Scalar(), e.second)) policy.profiles_.push_back(std::move(profile));
+
+  policy.devices_ = read_devices(r, root["devices"]);
 
   YAML::Node rules = root["rules"];
   bool have_rules = rules.IsDefined() && rules.IsSequence();

@@ -97,6 +97,8 @@ class Policy {
   const std::vector<Rule>& rules() const { return rules_; }
   const SchedulerProfile* profile(std::string_view name) const;
   std::vector<std::string> profile_names() const;
+  // What DRA DeviceClasses count as under limits (the `devices` section); what view options point at.
+  const view::DeviceClassMapping& devices() const { return devices_; }
   // The profile's edits with the first override for this kind merged over them; `standalone`: the object has no
   // controller ownerReference.
   static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
@@ -111,6 +113,7 @@ class Policy {
                                             yaml::Diagnostics& errors);
   std::vector<std::unique_ptr<SchedulerProfile>> profiles_;  // stable addresses for Rule::profile
   std::vector<Rule> rules_;
+  view::DeviceClassMapping devices_;
 };
 
 // How the profile's scheduler counts a gang of this kind: its gang rule, and the minimums its edits for the kind name.

@@ -101,6 +101,7 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const pol
   if (endpoint == Endpoint::Validate) {
     if (!rule.limits.refuse_unmeetable_gangs)
       for (auto& w : reviewer.unmeetable()) warnings.push_back(std::move(w));
+    for (auto& u : reviewer.uncounted_devices()) warnings.push_back(std::move(u));
     if (auto missing = reviewer.missing_queue(state.references.get())) warnings.push_back(std::move(*missing));
     auto violations = reviewer.violations();
     if (violations.empty()) return answer.allow(Outcome::Allowed, std::move(warnings));
@@ -147,6 +148,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
   options.catalog = state.catalog.get();
   options.references = state.references.get();
   options.namespace_name = req.namespace_name;
+  options.devices = &state.policy->devices();
   view::WorkloadView view = view::build_view(*match.definition, doc, options);
   if (!view.problems.empty())
     return answer.not_understood(*rule, "workload-map cannot understand " + display_name(view, req.namespace_name) +

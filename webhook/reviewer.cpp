@@ -223,6 +223,13 @@ std::vector<std::string> Reviewer::unmeetable() const {
   return out;
 }
 
+std::vector<std::string> Reviewer::uncounted_devices() const {
+  std::vector<std::string> out;
+  for (const auto& u : view_.uncounted_devices)
+    out.push_back(display_name(view_, req_.namespace_name) + ": devices not counted: " + u.what);
+  return out;
+}
+
 std::vector<std::string> Reviewer::violations() {
   std::vector<std::string> out;
   if (rule_.limits.refuse_unmeetable_gangs) out = unmeetable();

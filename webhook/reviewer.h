@@ -31,6 +31,9 @@ class Reviewer {
 
   // Gangs the profile's scheduler would wait on for ever; refused or warned of, as the rule says.
   std::vector<std::string> unmeetable() const;
+  // Devices the workload's DRA claims ask for that are not counted, each a warning (refused under a limit they could
+  // break: policy/limits.h).
+  std::vector<std::string> uncounted_devices() const;
 
   // A warning when the workload's queue is not among the queue objects of the profile's scheduler that the cluster
   // side holds (`queues`, once it has listed their kind): that scheduler leaves the workload pending until the queue

@@ -135,6 +135,18 @@ std::string view_json(const WorkloadView& view) {
   out.push_back(']');
   key(out, "gangs");
   out += gangs_json(expanded_gangs(view.gangs, kMaxGangsShown));
+  if (!view.uncounted_devices.empty()) {
+    key(out, "uncountedDevices");
+    out.push_back('[');
+    for (size_t i = 0; i < view.uncounted_devices.size(); ++i) {
+      if (i) out.push_back(',');
+      out.push_back('{');
+      string_field(out, "what", view.uncounted_devices[i].what);
+      strings(out, "resources", view.uncounted_devices[i].resources);
+      out.push_back('}');
+    }
+    out.push_back(']');
+  }
   if (!view.phases.empty()) strings(out, "phases", view.phases);
   strings(out, "problems", view.problems);
   return out + "}";

@@ -46,7 +46,12 @@ struct Stream {
 class ViewBuilder {
  public:
   ViewBuilder(json::ObjectDocument& doc, WorkloadView& view, const ViewOptions& options)
-      : doc_(doc), view_(view), minimums_(options.minimums), inspect_detail_(options.inspect_detail) {}
+      : doc_(doc),
+        view_(view),
+        minimums_(options.minimums),
+        inspect_detail_(options.inspect_detail),
+        claims_{options.references, options.devices,
+                view.namespace_name.empty() ? options.namespace_name : std::string_view(view.namespace_name)} {}
 
   Stream eval(const catalog::Path& path, const catalog::ComponentDefinition& c, const char* field, bool pointers) {
     Stream s;
@@ -117,6 +122,9 @@ class ViewBuilder {
       }
       for (auto& w : warnings) view_.problems.push_back("component " + c.name + ": " + w);
       scale_and_name(c, st, i, n, inst);
+      for (auto& u : uncounted_)
+        view_.uncounted_devices.push_back({"pod template " + c.name + "/" + inst.id + ": " + u.what, u.resources});
+      uncounted_.clear();
       out.instances.push_back(std::move(inst));
     }
     return out;
@@ -124,7 +132,7 @@ class ViewBuilder {
 
  private:
   struct Fragment {
-    Stream scheduler, labels, annotations, priority, resources, containers, container;
+    Stream scheduler, labels, annotations, priority, resources, containers, container, claims;
   };
   // A component's paths, each evaluated once over the object; the i-th value of each goes with the i-th instance.
   struct Streams {
@@ -169,6 +177,7 @@ class ViewBuilder {
       f.resources = field(&catalog::FragmentedPodSpec::resources);
       f.containers = field(&catalog::FragmentedPodSpec::containers);
       f.container = field(&catalog::FragmentedPodSpec::container);
+      f.claims = field(&catalog::FragmentedPodSpec::resource_claims);
       for (const Stream* s : {&f.scheduler, &f.labels, &f.annotations, &f.priority, &f.resources, &f.containers,
                               &f.container, &st.replicas})
         st.n = std::max(st.n, s->size());
@@ -204,7 +213,21 @@ class ViewBuilder {
       inst.scheduler_name = member_string(v->element, "schedulerName", {});
     }
     inst.pod_requests = pod_requests(pod_spec, warnings);
+    simdjson::dom::element claims;
+    if (!pod_spec.is_object() || pod_spec.get_object().value_unsafe().at_key("resourceClaims").get(claims))
+      claims = json::ObjectDocument::null_element();
+    add_claims(claims, inst);
     return true;
+  }
+
+  // The devices the pod's DRA claims ask for, into its requests (its own claims) or the workload's (shared claims).
+  void add_claims(simdjson::dom::element claims, InstanceView& inst) {
+    map_implicit_extended_resources(inst.pod_requests, claims_, uncounted_);
+    if (claims.is_null()) return;
+    PodClaims counted = pod_claims(claims, claims_);
+    add_into(inst.pod_requests, counted.per_pod);
+    for (auto& [name, devices] : counted.shared) view_.shared_claims.emplace(name, std::move(devices));
+    for (auto& u : counted.uncounted) uncounted_.push_back(std::move(u));
   }
 
   // A fragmented pod spec's instance; false when the component is not deployed. With a replicasPath, the replica
@@ -226,6 +249,7 @@ class ViewBuilder {
       add_into(inst.pod_requests, container_requests(f.container.at(i)->element, warnings));
     if (present(f.containers.at(i)) && !f.containers.at(i)->computed)
       add_into(inst.pod_requests, containers_requests(f.containers.at(i)->element, warnings));
+    add_claims(present(f.claims.at(i)) ? f.claims.at(i)->element : json::ObjectDocument::null_element(), inst);
     // Location: the first mapped field that exists, else the first that could be created.
     const Stream* order[] = {&f.resources, &f.container, &f.containers, &f.labels, &f.annotations, &f.scheduler};
     for (bool must_exist : {true, false})
@@ -255,6 +279,8 @@ class ViewBuilder {
   WorkloadView& view_;
   std::string_view minimums_;
   bool inspect_detail_;
+  ClaimContext claims_;
+  std::vector<UncountedDevices> uncounted_;  // the current instance's, named once its id is known
 };
 
 std::string metadata_string(simdjson::dom::element root, std::string_view key) {
@@ -283,6 +309,8 @@ void graft(WorkloadView& inner, const std::string& prefix, const std::string& at
     }
     view.components.push_back(std::move(c));
   }
+  for (auto& [name, devices] : inner.shared_claims) view.shared_claims.emplace(name, std::move(devices));
+  for (auto& u : inner.uncounted_devices) view.uncounted_devices.push_back({prefix + ": " + u.what, u.resources});
   for (auto& g : inner.gangs) {
     renamed(g.name);
     for (auto& m : g.members) renamed(m);
@@ -378,6 +406,7 @@ WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocum
       view.total_pods += i.pods;
       add_into(view.total_requests, i.total_requests);
     }
+  for (const auto& [name, devices] : view.shared_claims) add_into(view.total_requests, devices);
   // Pods that no template in the object describes (a KServe LLMInferenceService whose pod spec comes from a config)
   // can be neither counted nor edited: an empty view would be a silent wrong answer.
   const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),

@@ -2,6 +2,7 @@
 // its exact location, replicas, pods, resource requests, gang groups and status phase.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include "base/json/value.h"
 #include "mapper/catalog/catalog.h"
 #include "mapper/catalog/definition.h"
+#include "mapper/view/claims.h"
 #include "mapper/view/quantity.h"
 #include "mapper/view/references.h"
 
@@ -89,7 +91,13 @@ struct WorkloadView {
   std::string name, namespace_name, generate_name;
   std::vector<ComponentView> components;
   long long total_pods = 0;
-  ResourceList total_requests;
+  ResourceList total_requests;  // the instances' totals and the shared claims' devices
+  // Devices of ResourceClaims the pods name by resourceClaimName, once per workload however many pods share them, by
+  // "namespace/name" (mapper/view/claims.h).
+  std::map<std::string, ResourceList> shared_claims;
+  // Devices the pods ask for through claims that could not be counted: warned of, and refused under a limit they
+  // could break (policy/limits.h). Not problems: the rest of the workload is understood.
+  std::vector<UncountedDevices> uncounted_devices;
   std::vector<GangGroupView> gangs;
   std::vector<std::string> phases;  // empty unless asked for; "Undefined" when no mapping matches
   // What the definition could not read in this object (an expression's error, a count that is not one, a missing
@@ -118,6 +126,9 @@ struct ViewOptions {
   // does not say its own (an admission request's). Without a store, such objects are problems.
   const ReferenceStore* references = nullptr;
   std::string_view namespace_name;  // must outlive build_view
+  // What DRA DeviceClasses count as (the policy's devices section). Without it, only a DeviceClass's own
+  // extendedResourceName counts its devices.
+  const DeviceClassMapping* devices = nullptr;
 };
 
 WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocument& doc,
