@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "mapper/catalog/catalog.h"
+
 namespace wm::cli {
 
 struct ReviewRequestOptions {
@@ -13,8 +15,9 @@ struct ReviewRequestOptions {
 
 // FILE, --operation, --namespace and --uid on `command`.
 void add_request_options(CLI::App& command, ReviewRequestOptions& o);
-// The first object of o.file, as JSON; problems go to stderr and give nothing.
-std::optional<std::string> first_object_json(const std::string& file);
+// The first object of o.file, as JSON (with `workloads`, the first of a kind it reads, else the first); problems go
+// to stderr and give nothing.
+std::optional<std::string> first_object_json(const std::string& file, const catalog::Catalog* workloads = nullptr);
 // The review of `object_json` as JSON; problems go to stderr and give nothing.
 std::optional<std::string> admission_review_json(const ReviewRequestOptions& o, const std::string& object_json);
 

@@ -106,10 +106,10 @@ void print_text(const Answer& mutate, const Answer& validate, const std::string&
 int review(const ReviewOptions& o) {
   auto catalog = load_catalog(o.dirs);
   auto policy = catalog ? load_policy(o.policy_file) : std::nullopt;
-  auto object = policy ? first_object_json(o.request.file) : std::nullopt;
+  auto object = policy ? first_object_json(o.request.file, &*catalog) : std::nullopt;
   auto request = object ? admission_review_json(o.request, *object) : std::nullopt;
   if (!request) return kInvalid;
-  auto references = load_references(o.with);
+  auto references = load_references(o.with, {o.request.file});
   if (!references) return kInvalid;
   policy::AdmissionState state{std::make_shared<const catalog::Catalog>(std::move(*catalog)),
                                std::make_shared<const policy::Policy>(std::move(*policy)), references};
@@ -169,8 +169,9 @@ void add_review(CLI::App& app, int& status) {
   auto o = std::make_shared<ReviewOptions>();
   CLI::App* command = app.add_subcommand(
       "review",
-      "what the webhook would answer for FILE's first object, offline: allowed or refused, the patch, "
-      "the gangs and the PodGroups (exit 1 when refused)");
+      "what the webhook would answer for FILE's first workload (its first object of a kind the catalog reads, the "
+      "others held as what it refers to), offline: allowed or refused, the patch, the gangs and the PodGroups (exit 1 "
+      "when refused)");
   add_request_options(*command, o->request);
   command->add_option("--policy", o->policy_file, "the policy (default: the built-in one)");
   command->add_option("-o,--output", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));

@@ -8,11 +8,19 @@
 
 namespace wm::cli {
 
-std::optional<std::string> first_object_json(const std::string& file) {
+std::optional<std::string> first_object_json(const std::string& file, const catalog::Catalog* workloads) {
   yaml::Diagnostics errors;
   auto docs = catalog::read_document_file(file, errors);
   for (const auto& e : errors) std::cerr << e.str() << "\n";
   if (!errors.empty() || docs.empty()) return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element object;
+  for (const auto& doc : docs)  // the objects before it are what it refers to (a ResourceClaimTemplate)
+    if (workloads && parser.parse(doc.json).get(object) == simdjson::SUCCESS) {
+      const auto match =
+          workloads->find(json::string_member(object, "apiVersion"), json::string_member(object, "kind"));
+      if (match.definition || !match.uncovered_version_of.empty()) return doc.json;
+    }
   return docs.front().json;
 }
 
@@ -56,7 +64,7 @@ int review_request(const ReviewRequestOptions& o) {
 }  // namespace
 
 void add_request_options(CLI::App& command, ReviewRequestOptions& o) {
-  command.add_option("FILE", o.file, "a manifest; its first object is reviewed")->required();
+  command.add_option("FILE", o.file, "a manifest")->required();
   command.add_option("--operation", o.operation, "CREATE (default), UPDATE or DELETE")
       ->check(CLI::IsMember({"CREATE", "UPDATE", "DELETE"}));
   command.add_option("--namespace", o.namespace_name, "default: the object's, else default");
