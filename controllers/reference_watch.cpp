@@ -5,6 +5,7 @@
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "kube/trim.h"
+#include "mapper/view/claims.h"
 
 namespace wm::controllers {
 
@@ -14,6 +15,9 @@ std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::
     for (const auto& d : state.catalog->definitions())
       for (const auto& ref : d->references)
         for (const auto& k : ref.kinds) wanted.emplace(k.gvk.group + "/" + k.gvk.kind, k.gvk);
+  // And the objects DRA claims are read from (mapper/view/claims.h): any pod may name them.
+  for (const catalog::GroupVersionKind* claims : {&view::kResourceClaimTemplate, &view::kResourceClaim, &view::kDeviceClass})
+    wanted.emplace(claims->group + "/" + claims->kind, *claims);
   // And the queues of the policy's schedulers, where they are objects: admission warns of a queue not among them.
   if (state.policy)
     for (const auto& name : state.policy->profile_names()) {

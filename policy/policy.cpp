@@ -135,13 +135,15 @@ view::DeviceClassMapping read_devices(PolicyReader& r, const YAML::Node& node) {
     if (!out.resources.emplace(device_class, resource).second)
       r.error(at, field, "DeviceClass " + device_class + " is named twice in devices");
   };
-  YAML::Node mappings = node["deviceClassMappings"];
-  if (mappings.IsDefined() && !mappings.IsSequence())
+  const YAML::Node mappings = node["deviceClassMappings"];
+  const bool listed = mappings.IsDefined() && mappings.IsSequence();
+  if (mappings.IsDefined() && !listed)
     r.error(mappings, "devices.deviceClassMappings", "must be a list of {name, deviceClassNames}");
-  for (size_t i = 0; mappings.IsSequence() && i < mappings.size(); ++i) {
+  for (size_t i = 0; listed && i < mappings.size(); ++i) {
     const std::string field = "devices.deviceClassMappings[" + std::to_string(i) + "]";
     if (!r.map(mappings[i], field, {"name", "deviceClassNames"})) continue;
-    const std::string resource = mappings[i]["name"].IsScalar() ? mappings[i]["name"].Scalar() : "";
+    const YAML::Node name = mappings[i]["name"];
+    const std::string resource = name.IsDefined() && name.IsScalar() ? name.Scalar() : "";
     if (resource.empty()) r.error(mappings[i], field + ".name", "must name the resource the classes count as");
     const auto classes = r.strings(mappings[i]["deviceClassNames"], field + ".deviceClassNames");
     if (classes.empty()) r.error(mappings[i], field + ".deviceClassNames", "must name at least one DeviceClass");

@@ -27,14 +27,21 @@ std::string runtime_json(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("References: a TrainJob's runtimes and every profile's queue kind are watched, nothing else") {
+TEST_CASE("References: a TrainJob's runtimes, every profile's queue kind and DRA's claim objects are watched, nothing else") {
   const auto wanted = referenced_kinds(shipped_state()->current());
   CHECK(wanted.count("trainer.kubeflow.org/TrainingRuntime"));
   CHECK(wanted.count("trainer.kubeflow.org/ClusterTrainingRuntime"));
   CHECK(wanted.count("scheduling.run.ai/Queue"));      // kai's queues
   CHECK(wanted.count("scheduling.volcano.sh/Queue"));  // volcano's
   CHECK(wanted.at("scheduling.run.ai/Queue").version == "v2");
-  for (const auto& [key, gvk] : wanted) CHECK((gvk.group == "trainer.kubeflow.org" || gvk.kind == "Queue"));
+  for (const char* dra : {"resource.k8s.io/ResourceClaimTemplate", "resource.k8s.io/ResourceClaim",
+                          "resource.k8s.io/DeviceClass"}) {
+    INFO(dra);
+    REQUIRE(wanted.count(dra));
+    CHECK(wanted.at(dra).version == "v1");
+  }
+  for (const auto& [key, gvk] : wanted)
+    CHECK((gvk.group == "trainer.kubeflow.org" || gvk.kind == "Queue" || gvk.group == "resource.k8s.io"));
 }
 
 TEST_CASE("References: what the list and the watch bring is held for admission, without managed fields") {
@@ -52,13 +59,25 @@ TEST_CASE("References: what the list and the watch bring is held for admission, 
   cluster.api.answer("WATCH", trainer + "/clustertrainingruntimes", 200,
                      R"({"type":"ADDED","object":)" + runtime_json("deepspeed-distributed.yaml") + "}\n");
   cluster.api.answer("WATCH", trainer + "/trainingruntimes", 200, "");
+  // A DRA claim template, as a pod's resourceClaims name it.
+  const std::string dra = "/apis/resource.k8s.io/v1";
+  cluster.api.answer("GET", dra, 200,
+                     R"({"kind":"APIResourceList","resources":[)"
+                     R"({"name":"resourceclaimtemplates","namespaced":true,"kind":"ResourceClaimTemplate"}]})");
+  cluster.api.answer("GET", dra + "/resourceclaimtemplates", 200,
+                     R"({"metadata":{"resourceVersion":"3"},"items":[{"apiVersion":"resource.k8s.io/v1",)"
+                     R"("kind":"ResourceClaimTemplate","metadata":{"name":"one-gpu","namespace":"team-a"},)"
+                     R"("spec":{"spec":{"devices":{"requests":[{"name":"gpu","exactly":)"
+                     R"({"deviceClassName":"gpu.nvidia.com"}}]}}}}]})");
+  cluster.api.answer("WATCH", dra + "/resourceclaimtemplates", 200, "");
 
   ReferenceWatch watch(cluster.context());
   std::atomic<bool> stop{false};
   std::thread running([&] { watch.run(stop); });
   view::ReferenceStore& store = cluster.state->references();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!store.find("trainer.kubeflow.org", "ClusterTrainingRuntime", "", "deepspeed-distributed") &&
+  while ((!store.find("trainer.kubeflow.org", "ClusterTrainingRuntime", "", "deepspeed-distributed") ||
+          !store.holds_kind("resource.k8s.io", "ResourceClaimTemplate")) &&
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   stop = true;
@@ -69,6 +88,7 @@ TEST_CASE("References: what the list and the watch bring is held for admission, 
   REQUIRE(torch);
   CHECK(torch->find("managedFields") == std::string::npos);
   CHECK(store.find("trainer.kubeflow.org", "ClusterTrainingRuntime", "", "deepspeed-distributed"));
+  CHECK(store.find("resource.k8s.io", "ResourceClaimTemplate", "team-a", "one-gpu"));
   // The queue kinds are not served by this API server: not held, so admission does not warn of missing queues.
   CHECK_FALSE(store.holds_kind("scheduling.run.ai", "Queue"));
   // The list and the watch asked for the collection the discovery named.

@@ -123,3 +123,29 @@ TEST_CASE("Limits: every check runs, in order, and none fires without its limit"
 }
 
 }  // namespace wm::policy
+
+namespace wm::policy {
+
+TEST_CASE("Limits: devices that cannot be counted are refused under a limit they could break, and only there") {
+  Checked jobset;
+  jobset.view->uncounted_devices = {
+      {"pod template leader/leader: claim gpu (ResourceClaimTemplate team-a/later): not known to workload-map yet", {}},
+      {"pod template workers/workers: claim all (ResourceClaimTemplate team-a/all): allocationMode All",
+       {"nvidia.com/gpu"}}};
+  CHECK(jobset.run(check_uncounted_devices, Limits{}).empty());  // no resource limit: warned of, never refused
+  Limits memory;
+  memory.resources["memory"] = quantity("1Ti");
+  const auto under_memory = jobset.run(check_uncounted_devices, memory);
+  REQUIRE(under_memory.size() == 1);  // the unknown template could hold anything; All is only GPUs
+  CHECK(under_memory[0] ==
+        "JobSet team-a/train: pod template leader/leader: claim gpu (ResourceClaimTemplate team-a/later): not known to "
+        "workload-map yet; so its devices cannot be held to the limit for namespace team-a on memory");
+  Limits gpus;
+  gpus.resources["nvidia.com/gpu"] = quantity("100");
+  const auto under_gpus = jobset.run(check_uncounted_devices, gpus);
+  REQUIRE(under_gpus.size() == 2);
+  CHECK_THAT(under_gpus[1], Catch::Contains("allocationMode All; so its devices cannot be held to the limit for "
+                                            "namespace team-a on nvidia.com/gpu"));
+}
+
+}  // namespace wm::policy

@@ -153,3 +153,40 @@ spec:
 }
 
 }  // namespace wm::policy
+
+namespace wm::policy {
+
+TEST_CASE("devices: the built-in policy maps NVIDIA's DeviceClasses, and a wrong devices section names its field") {
+  const Policy builtin = Policy::builtin();
+  const auto& classes = builtin.devices().resources;
+  CHECK(classes.at("gpu.nvidia.com") == "nvidia.com/gpu");
+  CHECK(classes.at("vfio.gpu.nvidia.com") == "nvidia.com/gpu");
+  CHECK(classes.at("mig.nvidia.com") == "mig.nvidia.com");
+  CHECK(classes.at("compute-domain-default-channel.nvidia.com").empty());  // not counted
+  CHECK_FALSE(builtin.devices().first_available_at_largest);
+
+  for (const auto& [devices, field] : std::vector<std::pair<std::string, std::string>>{
+           {"devices: {deviceClassMappings: [{name: a/gpu, deviceClassNames: [x]}], notCounted: [x]}\n",
+            "devices.notCounted"},
+           {"devices: {deviceClassMappings: [{deviceClassNames: [x]}]}\n", "devices.deviceClassMappings[0].name"},
+           {"devices: {deviceClassMappings: [{name: a/gpu}]}\n", "devices.deviceClassMappings[0].deviceClassNames"},
+           {"devices: {firstAvailable: smallest}\n", "devices.firstAvailable"},
+           {"devices: {classes: {}}\n", "devices.classes"},
+       }) {
+    yaml::Diagnostics errors;
+    auto policy = Policy::load("apiVersion: workload-map.io/v1alpha1\nkind: Policy\n" + devices + "rules: []\n",
+                               "policy.yaml", errors);
+    INFO(devices);
+    CHECK_FALSE(policy);
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors[0].field == field);
+  }
+  yaml::Diagnostics errors;
+  auto largest = Policy::load(
+      "apiVersion: workload-map.io/v1alpha1\nkind: Policy\ndevices: {firstAvailable: largest}\nrules: []\n", "p",
+      errors);
+  REQUIRE(largest);
+  CHECK(largest->devices().first_available_at_largest);
+}
+
+}  // namespace wm::policy
