@@ -16,7 +16,8 @@ std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::
       for (const auto& ref : d->references)
         for (const auto& k : ref.kinds) wanted.emplace(k.gvk.group + "/" + k.gvk.kind, k.gvk);
   // And the objects DRA claims are read from (mapper/view/claims.h): any pod may name them.
-  for (const catalog::GroupVersionKind* claims : {&view::kResourceClaimTemplate, &view::kResourceClaim, &view::kDeviceClass})
+  for (const catalog::GroupVersionKind* claims :
+       {&view::kResourceClaimTemplate, &view::kResourceClaim, &view::kDeviceClass})
     wanted.emplace(claims->group + "/" + claims->kind, *claims);
   // And the queues of the policy's schedulers, where they are objects: admission warns of a queue not among them.
   if (state.policy)

@@ -1,10 +1,10 @@
 // Keeps the objects that workloads refer to (Definition::references: a TrainJob's TrainingRuntime and
 // ClusterTrainingRuntime) in the StateStore's ReferenceStore, one list-and-watch per kind the catalog's definitions
 // name, so that admission reads them from memory and never asks the API server; and the ResourceClaimTemplates,
-// ResourceClaims and DeviceClasses that pods' DRA claims name, so that admission counts their devices. The same for the queues of the
-// policy's schedulers (a profile's `queues`), so that admission can warn of a queue that does not exist. A kind leaves
-// the store when nothing names it any more. Until a kind is listed, a workload that refers to it is not understood,
-// and the failure policy decides.
+// ResourceClaims and DeviceClasses that pods' DRA claims name, so that admission counts their devices. The same for the
+// queues of the policy's schedulers (a profile's `queues`), so that admission can warn of a queue that does not exist.
+// A kind leaves the store when nothing names it any more. Until a kind is listed, a workload that refers to it is not
+// understood, and the failure policy decides.
 #pragma once
 
 #include <atomic>

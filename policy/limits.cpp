@@ -43,8 +43,7 @@ void check_resource_totals(const Limits& limits, const LimitSubject& subject, st
   }
 }
 
-void check_uncounted_devices(const Limits& limits, const LimitSubject& subject,
-                             std::vector<std::string>& violations) {
+void check_uncounted_devices(const Limits& limits, const LimitSubject& subject, std::vector<std::string>& violations) {
   if (limits.resources.empty()) return;
   for (const auto& u : subject.view.uncounted_devices) {
     std::string limited;

@@ -128,7 +128,8 @@ class PolicyReader : public yaml::YamlReader {
 // The devices section: which resource each DRA DeviceClass's devices count as (mapper/view/claims.h).
 view::DeviceClassMapping read_devices(PolicyReader& r, const YAML::Node& node) {
   view::DeviceClassMapping out;
-  if (!node.IsDefined() || node.IsNull() || !r.map(node, "devices", {"deviceClassMappings", "notCounted", "firstAvailable"}))
+  if (!node.IsDefined() || node.IsNull() ||
+      !r.map(node, "devices", {"deviceClassMappings", "notCounted", "firstAvailable"}))
     return out;
   auto add = [&](const YAML::Node& at, const std::string& field, const std::string& device_class,
                  const std::string& resource) {
@@ -149,7 +150,8 @@ view::DeviceClassMapping read_devices(PolicyReader& r, const YAML::Node& node) {
     if (classes.empty()) r.error(mappings[i], field + ".deviceClassNames", "must name at least one DeviceClass");
     for (const auto& c : classes) add(mappings[i], field + ".deviceClassNames", c, resource);
   }
-  for (const auto& c : r.strings(node["notCounted"], "devices.notCounted")) add(node["notCounted"], "devices.notCounted", c, "");
+  for (const auto& c : r.strings(node["notCounted"], "devices.notCounted"))
+    add(node["notCounted"], "devices.notCounted", c, "");
   if (YAML::Node f = node["firstAvailable"]; f.IsDefined()) {
     if (f.IsScalar() && (f.Scalar() == "largest" || f.Scalar() == "refuse"))
       out.first_available_at_largest = f.Scalar() == "largest";

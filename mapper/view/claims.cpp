@@ -21,7 +21,8 @@ struct ClassTarget {
 ClassTarget class_target(std::string_view device_class, const ClaimContext& context) {
   if (context.classes)
     if (auto it = context.classes->resources.find(device_class); it != context.classes->resources.end())
-      return it->second.empty() ? ClassTarget{ClassTarget::Nothing, ""} : ClassTarget{ClassTarget::Resource, it->second};
+      return it->second.empty() ? ClassTarget{ClassTarget::Nothing, ""}
+                                : ClassTarget{ClassTarget::Resource, it->second};
   if (context.store)
     if (auto held = context.store->find(kDeviceClass.group, kDeviceClass.kind, "", device_class)) {
       simdjson::dom::parser parser;
@@ -48,8 +49,8 @@ struct Devices {
 
 Devices exact_request(simdjson::dom::element request, const ClaimContext& context) {
   bool admin = false;
-  if (simdjson::dom::element a; member(request, "adminAccess", a) && a.get_bool().get(admin) == simdjson::SUCCESS &&
-                                admin)
+  if (simdjson::dom::element a;
+      member(request, "adminAccess", a) && a.get_bool().get(admin) == simdjson::SUCCESS && admin)
     return {};  // administrative access to devices in use: it allocates nothing
   const std::string_view device_class = json::string_member(request, "deviceClassName");
   const ClassTarget target = class_target(device_class, context);
@@ -76,8 +77,7 @@ std::vector<std::string> resource_names(const ResourceList& list) {
 
 // A firstAvailable request: one of its alternatives is allocated, so it is counted when they all ask for the same
 // devices, or at the largest of each resource where the policy says so.
-Devices first_available(std::string_view request_name, simdjson::dom::array alternatives,
-                        const ClaimContext& context) {
+Devices first_available(std::string_view request_name, simdjson::dom::array alternatives, const ClaimContext& context) {
   std::vector<Devices> options;
   std::vector<std::string> resources;
   bool any_resource = false;
@@ -140,7 +140,8 @@ PodClaims pod_claims(simdjson::dom::element claims, const ClaimContext& context)
     const bool shared = template_name.empty();
     if (shared && claim_name.empty()) continue;  // names neither: the API server refuses the pod
     const catalog::GroupVersionKind& kind = shared ? kResourceClaim : kResourceClaimTemplate;
-    const std::string object = kind.kind + " " + (context.namespace_name.empty() ? "" : std::string(context.namespace_name) + "/") +
+    const std::string object = kind.kind + " " +
+                               (context.namespace_name.empty() ? "" : std::string(context.namespace_name) + "/") +
                                std::string(shared ? claim_name : template_name);
     const std::string what = "claim " + std::string(json::string_member(entry, "name")) + " (" + object + ")";
     auto held = context.store ? context.store->find(kind.group, kind.kind, context.namespace_name,

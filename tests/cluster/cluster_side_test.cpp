@@ -508,3 +508,86 @@ spec:
       },
       std::chrono::seconds(20)));
 }
+
+// GPUs through DRA claims (issue 37): the ResourceClaimTemplate a Deployment's pods name is watched into memory under
+// the shipped RBAC, so admission counts the template's devices against the limit without asking the API server; a
+// template not seen yet cannot be counted, so under a GPU limit it is refused rather than let past; and a template
+// replaced by one of more devices is seen.
+TEST_CASE("a Deployment's GPUs through a DRA claim template are counted against the limit, as the template changes") {
+  const Cluster& cluster = Cluster::get();
+  const std::string ns = make_namespace("dra");
+  RegisteredWebhook webhook(gpu_limit_policy(2), "base", cluster_args(service_account_kubeconfig()));
+  auto template_of = [&](int count) {
+    return write_temp("claim-template.yaml", R"(apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: gpus, namespace: )" + ns + R"(}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com, count: )" +
+                                                 std::to_string(count) + "}\n");
+  };
+  auto deployment = [&](int replicas) {
+    return write_temp("dra-deployment.yaml", R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm, namespace: )" + ns + R"(}
+spec:
+  replicas: )" + std::to_string(replicas) +
+                                                 R"(
+  selector: {matchLabels: {app: llm}}
+  template:
+    metadata: {labels: {app: llm}}
+    spec:
+      containers:
+      - name: server
+        image: vllm/vllm-openai
+        resources: {claims: [{name: gpu}]}
+      resourceClaims:
+      - {name: gpu, resourceClaimTemplateName: gpus}
+)");
+  };
+  auto dry_run = [&](int replicas) {
+    return cluster.kubectl({"create", "--dry-run=server", "-f", deployment(replicas)});
+  };
+
+  // Not seen yet: its devices could be GPUs, so the 2-GPU limit refuses them, and says why.
+  CommandResult unknown;
+  REQUIRE(eventually(
+      [&] {
+        unknown = dry_run(1);
+        return unknown.err.find("not known to workload-map yet") != std::string::npos;
+      },
+      std::chrono::seconds(20)));
+  INFO(unknown.err);
+  CHECK(unknown.status != 0);
+  CHECK(unknown.err.find("claim gpu (ResourceClaimTemplate " + ns + "/gpus)") != std::string::npos);
+  CHECK(unknown.err.find("cannot be held to the limit for namespace " + ns + " on nvidia.com/gpu") !=
+        std::string::npos);
+
+  REQUIRE(cluster.kubectl({"apply", "-f", template_of(1)}).status == 0);
+  CommandResult admitted;
+  REQUIRE(eventually(
+      [&] {
+        admitted = dry_run(2);
+        return admitted.status == 0;
+      },
+      std::chrono::seconds(20)));
+  CommandResult refused = dry_run(4);
+  INFO(refused.err);
+  CHECK(refused.status != 0);
+  CHECK(refused.err.find("Deployment " + ns + "/llm asks for 4 nvidia.com/gpu across 4 pods") != std::string::npos);
+
+  // A template's spec is immutable: replaced by one of two devices a claim, the same 2 pods ask for 4 GPUs.
+  REQUIRE(cluster.kubectl({"delete", "resourceclaimtemplate", "gpus", "-n", ns}).status == 0);
+  REQUIRE(cluster.kubectl({"apply", "-f", template_of(2)}).status == 0);
+  CommandResult doubled;
+  CHECK(eventually(
+      [&] {
+        doubled = dry_run(2);
+        return doubled.err.find("asks for 4 nvidia.com/gpu across 2 pods") != std::string::npos;
+      },
+      std::chrono::seconds(20)));
+  INFO(doubled.err);
+}

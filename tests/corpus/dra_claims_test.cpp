@@ -32,9 +32,9 @@ TEST_CASE("every DRA fixture counts the devices its claims ask for, as the DRA s
         if (!match.definition) continue;  // the claims, templates, classes and namespaces beside the workloads
         REQUIRE(index < expected.size());
         YAML::Node want = expected[index++];
-        view::WorkloadView view = view::build_view(
-            *match.definition, *object.doc,
-            {.catalog = &test::builtin_catalog(), .references = &held, .devices = &builtin.devices()});
+        view::WorkloadView view =
+            view::build_view(*match.definition, *object.doc,
+                             {.catalog = &test::builtin_catalog(), .references = &held, .devices = &builtin.devices()});
         INFO(object.kind << " " << object.name);
         CHECK(view.gvk.kind == want["kind"].as<std::string>());
         CHECK(view.name == want["name"].as<std::string>());

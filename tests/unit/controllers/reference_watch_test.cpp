@@ -27,15 +27,16 @@ std::string runtime_json(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("References: a TrainJob's runtimes, every profile's queue kind and DRA's claim objects are watched, nothing else") {
+TEST_CASE(
+    "References: a TrainJob's runtimes, every profile's queue kind and DRA's claim objects are watched, nothing else") {
   const auto wanted = referenced_kinds(shipped_state()->current());
   CHECK(wanted.count("trainer.kubeflow.org/TrainingRuntime"));
   CHECK(wanted.count("trainer.kubeflow.org/ClusterTrainingRuntime"));
   CHECK(wanted.count("scheduling.run.ai/Queue"));      // kai's queues
   CHECK(wanted.count("scheduling.volcano.sh/Queue"));  // volcano's
   CHECK(wanted.at("scheduling.run.ai/Queue").version == "v2");
-  for (const char* dra : {"resource.k8s.io/ResourceClaimTemplate", "resource.k8s.io/ResourceClaim",
-                          "resource.k8s.io/DeviceClass"}) {
+  for (const char* dra :
+       {"resource.k8s.io/ResourceClaimTemplate", "resource.k8s.io/ResourceClaim", "resource.k8s.io/DeviceClass"}) {
     INFO(dra);
     REQUIRE(wanted.count(dra));
     CHECK(wanted.at(dra).version == "v1");

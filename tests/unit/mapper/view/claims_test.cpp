@@ -2,9 +2,10 @@
 // PodResourceClaim semantics on its own: per-pod templates, claims shared by name, counts and their defaults,
 // adminAccess, v1beta1's inline fields, firstAvailable, allocationMode All, classes mapped, not counted, unmapped or
 // named by their DeviceClass's extendedResourceName, and the implicit extended resource of a class.
+#include "mapper/view/claims.h"
+
 #include <catch2/catch.hpp>
 
-#include "mapper/view/claims.h"
 #include "mapper/view/workload_view.h"
 #include "tests/support/test_support.h"
 
@@ -65,8 +66,8 @@ TEST_CASE("Claims: a template's devices are each pod's own, one claim per entry 
   CHECK(view.uncounted_devices.empty());
   CHECK(view.problems.empty());
   // Two entries naming one template are two claims for every pod.
-  auto twice = c.view(deployment(
-      3, "[{name: a, resourceClaimTemplateName: one-gpu}, {name: b, resourceClaimTemplateName: one-gpu}]"));
+  auto twice = c.view(
+      deployment(3, "[{name: a, resourceClaimTemplateName: one-gpu}, {name: b, resourceClaimTemplateName: one-gpu}]"));
   CHECK(count(twice, "nvidia.com/gpu") == 6);
 }
 
@@ -79,8 +80,8 @@ TEST_CASE("Claims: a claim named by resourceClaimName is counted once for the wo
   CHECK(view.components.front().instances.front().pod_requests.count("nvidia.com/gpu") == 0);
   // Beside a per-pod template: 5 pods' own GPU and the shared one.
   c.hold("one-gpu", kOneGpu);
-  auto both = c.view(deployment(
-      5, "[{name: own, resourceClaimTemplateName: one-gpu}, {name: gpu, resourceClaimName: shared}]"));
+  auto both = c.view(
+      deployment(5, "[{name: own, resourceClaimTemplateName: one-gpu}, {name: gpu, resourceClaimName: shared}]"));
   CHECK(count(both, "nvidia.com/gpu") == 6);
 }
 
@@ -114,8 +115,9 @@ TEST_CASE("Claims: a class counts as its mapping, else its DeviceClass's extende
   CHECK(fpga.problems.empty());  // the rest of the workload is understood
 
   // The DeviceClass itself names the resource (DRAExtendedResource): honoured where the policy says nothing.
-  REQUIRE(c.store.put(R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"fpga.example.com"},)"
-                      R"("spec":{"extendedResourceName":"example.com/fpga"}})"));
+  REQUIRE(
+      c.store.put(R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"fpga.example.com"},)"
+                  R"("spec":{"extendedResourceName":"example.com/fpga"}})"));
   auto named = c.view(deployment(2, "[{name: f, resourceClaimTemplateName: fpga}]"));
   CHECK(count(named, "example.com/fpga") == 2);
   CHECK(named.uncounted_devices.empty());
