@@ -161,6 +161,17 @@ view::DeviceClassMapping read_devices(PolicyReader& r, const YAML::Node& node) {
   return out;
 }
 
+// The built-in policy's devices section (manifests/base/policy.yaml), which a policy without one takes: NVIDIA's
+// DeviceClasses are counted whoever writes the policy.
+const view::DeviceClassMapping& builtin_devices() {
+  static const view::DeviceClassMapping devices = [] {
+    yaml::Diagnostics ignored;  // the built-in policy is checked when it loads (Policy::builtin)
+    PolicyReader r("manifests/base/policy.yaml", ignored);
+    return read_devices(r, YAML::Load(std::string(embedded_policy_text()))["devices"]);
+  }();
+  return devices;
+}
+
 // One entry of schedulerProfiles, its overrides merged in once so that admission only picks one; null when its keys
 // are wrong (reported).
 std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
@@ -287,7 +298,7 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
   for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map))
     if (auto profile = read_profile(r, e.first.Scalar(), e.second)) policy.profiles_.push_back(std::move(profile));
 
-  policy.devices_ = read_devices(r, root["devices"]);
+  policy.devices_ = root["devices"].IsDefined() ? read_devices(r, root["devices"]) : builtin_devices();
 
   YAML::Node rules = root["rules"];
   bool have_rules = rules.IsDefined() && rules.IsSequence();

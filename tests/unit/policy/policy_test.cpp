@@ -190,3 +190,18 @@ TEST_CASE("devices: the built-in policy maps NVIDIA's DeviceClasses, and a wrong
 }
 
 }  // namespace wm::policy
+
+namespace wm::policy {
+
+TEST_CASE("devices: a policy without a devices section takes the built-in one's; devices: {} maps nothing") {
+  yaml::Diagnostics errors;
+  auto without = Policy::load("apiVersion: workload-map.io/v1alpha1\nkind: Policy\nrules: []\n", "p", errors);
+  REQUIRE(without);
+  CHECK(without->devices().resources == Policy::builtin().devices().resources);
+  auto empty =
+      Policy::load("apiVersion: workload-map.io/v1alpha1\nkind: Policy\ndevices: {}\nrules: []\n", "p", errors);
+  REQUIRE(empty);
+  CHECK(empty->devices().resources.empty());
+}
+
+}  // namespace wm::policy
