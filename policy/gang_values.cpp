@@ -80,9 +80,14 @@ std::string task_min_members_json(const std::vector<view::GangMember>& members) 
   // Pods name their task by their template ({{instance}}), so members that share one template (a LeaderWorkerSet
   // without a leaderTemplate: leader and workers) all name one task, and a minimum per member asks for pods that
   // never come: Volcano's gang check fails for ever ("Not enough valid pods of each task"). No task minimums then.
+  // So too for members whose pod annotations (or labels) are one field (an Argo Workflow's spec.podMetadata).
+  auto one_task = [](const view::InstanceView& a, const view::InstanceView& b) {
+    return a.location == b.location || (a.fields.annotations && a.fields.annotations == b.fields.annotations) ||
+           (a.fields.labels && a.fields.labels == b.fields.labels);
+  };
   for (size_t a = 0; a < members.size(); ++a)
     for (size_t b = a + 1; b < members.size(); ++b)
-      if (members[a].instance->location == members[b].instance->location) return {};
+      if (one_task(*members[a].instance, *members[b].instance)) return {};
   std::string out = "{";
   for (const auto& m : members) {
     if (out.size() > 1) out.push_back(',');

@@ -133,7 +133,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
   if (!rule) return answer.allow(Outcome::NoRule);
   auto match = state.catalog->find(req.api_version, req.kind);
   if (!match.definition && match.uncovered_version_of.empty()) return answer.allow(Outcome::UnknownKind);
-  if (controller && state.catalog->part_of_a_workload(controller->api_version, controller->kind))
+  if (controller && state.catalog->part_of_its_owner(controller->api_version, controller->kind, req.group, req.kind))
     return answer.allow(Outcome::Controlled);
   if (owners.pod && req.kind == "Pod" && req.api_version == "v1") return answer.allow(Outcome::Controlled);
   // A served version no definition reads: another version's paths would find other fields, or none.

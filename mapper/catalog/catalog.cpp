@@ -111,6 +111,17 @@ bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view 
   return false;
 }
 
+bool Catalog::part_of_its_owner(std::string_view owner_api_version, std::string_view owner_kind, std::string_view group,
+                                std::string_view kind) const {
+  if (!part_of_a_workload(owner_api_version, owner_kind)) return false;
+  const Definition* owner = find(owner_api_version, owner_kind).definition;
+  if (!owner || !owner->owns_only_components) return true;
+  auto same = [&](const GroupVersionKind& gvk) { return gvk.kind == kind && gvk.group == group; };
+  return std::any_of(owner->components.begin(), owner->components.end(),
+                     [&](const ComponentDefinition& c) { return c.kind && same(*c.kind); }) ||
+         std::any_of(owner->child_kinds.begin(), owner->child_kinds.end(), same);
+}
+
 Path Catalog::replica_key(std::string_view text) const {
   for (const auto& d : definitions_)
     for (const auto& c : d->components)

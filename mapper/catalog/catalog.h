@@ -34,6 +34,11 @@ class Catalog {
   // Whether objects of this kind belong to a workload the catalog knows: a defined kind, a child component's kind,
   // or one of a definition's additionalChildKinds (any version: owner references may name another one).
   bool part_of_a_workload(std::string_view api_version, std::string_view kind) const;
+  // Whether an object of `kind` (in `group`) that an object of `owner_kind` controls is that owner's part, not a
+  // workload of its own: the owner is part of a workload, and, when its definition owns only its components, the
+  // object's kind is one of them.
+  bool part_of_its_owner(std::string_view owner_api_version, std::string_view owner_kind, std::string_view group,
+                         std::string_view kind) const;
 
   // The compiled replica keyPath (podSelector.replicaSelector.keyPath) a definition writes as `text`; null when no
   // definition has it. Only the catalog's own expressions are ever evaluated, whatever text a pod carries.

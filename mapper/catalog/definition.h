@@ -81,6 +81,10 @@ inline constexpr std::string_view kReferencesAnnotation = "workload-map.io/refer
 // A jq expression over {object, references: {name: object or null}} yielding the object the definition's paths read
 // (Definition::resolved_object): the workload as its operator will build it from the object and its references.
 inline constexpr std::string_view kResolvedObjectAnnotation = "workload-map.io/resolved-object";
+// "true": of the objects this kind owns, only its components' kinds (and additionalChildKinds) are its parts; another
+// it owns (what an Argo Workflow's resource template creates, with an ownerReference to it) is a workload of its own
+// (Definition::owns_only_components). Otherwise whatever it owns is its part.
+inline constexpr std::string_view kOwnsOnlyComponentsAnnotation = "workload-map.io/owns-only-components";
 // Where edits go for pods whose templates a referenced object holds (Definition::referenced_pod_edits).
 inline constexpr std::string_view kReferencedPodEditsAnnotation = "workload-map.io/referenced-pod-edits";
 
@@ -205,6 +209,7 @@ struct Definition {
   std::vector<ReferenceDefinition> references;  // kReferencesAnnotation
   Path resolved_object;                         // kResolvedObjectAnnotation: set exactly when `references` is not empty
   std::optional<ReferencedPodEdits> referenced_pod_edits;  // kReferencedPodEditsAnnotation; none: not edited
+  bool owns_only_components = false;                       // kOwnsOnlyComponentsAnnotation
 
   const ComponentDefinition& root() const { return components.front(); }
   const ComponentDefinition* component(const std::string& name) const;

@@ -180,6 +180,7 @@ class DefinitionReader {
     sub_groups(annotations, def);
     extra_gangs(annotations, def);
     wrapped_objects(annotations, def);
+    owns_only_components(annotations, def);
     references(annotations, def);
   }
 
@@ -518,6 +519,17 @@ class DefinitionReader {
   void extra_gangs(const YAML::Node& annotations, Definition& def) {
     if (annotations.IsMap())
       def.extra_gangs = r_.path(annotations, kExtraGangsAnnotation.data(), "metadata.annotations");
+  }
+
+  void owns_only_components(const YAML::Node& annotations, Definition& def) {
+    if (!annotations.IsMap()) return;
+    const YAML::Node flag = annotations[std::string(kOwnsOnlyComponentsAnnotation)];
+    if (!flag.IsDefined()) return;
+    if (!flag.IsScalar() || (flag.Scalar() != "true" && flag.Scalar() != "false"))
+      r_.error(flag, 0, "metadata.annotations." + std::string(kOwnsOnlyComponentsAnnotation),
+               "must be \"true\" or \"false\"");
+    else
+      def.owns_only_components = flag.Scalar() == "true";
   }
 
   void wrapped_objects(const YAML::Node& annotations, Definition& def) {

@@ -45,12 +45,14 @@ done
 # And those build.sh takes from releases on the Go module proxy (build/cluster/crds: Kubeflow Trainer's).
 built_crds=${WM_BUILT_CRDS_DIR:-$(dirname "$bin")/crds}
 [[ -d $built_crds ]] && sources+=(-f "$built_crds")
+# And the upstream CRDs this repository keeps beside them (tests/fixtures/crds: Argo Workflows').
+for f in "$here"/../fixtures/crds/*.yaml; do sources+=(-f "$f"); done
 if ! kubectl apply --server-side "${sources[@]}" >"$dir/logs/crds.log" 2>&1 || ! established >>"$dir/logs/crds.log" 2>&1; then
   cat "$dir/logs/crds.log" >&2
   "$here/down.sh" "$dir"
   exit 1
 fi
-echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from $crds and $built_crds" >&2
+echo "fixture.sh: $(kubectl get crd --no-headers | wc -l) CRDs installed from $crds, $built_crds and tests/fixtures/crds" >&2
 "$here/operator.sh" jobset "$dir" || { "$here/down.sh" "$dir"; exit 1; }
 lws_config=""
 [[ -n $lws_provider ]] && lws_config="gangSchedulingManagement: {schedulerProvider: $lws_provider}"

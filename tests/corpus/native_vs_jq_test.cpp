@@ -53,13 +53,23 @@ TEST_CASE("every replica and minimum path of the built-in catalog runs on the na
   // Volcano Job's minimum shares the job's minAvailable over its tasks in order, a loop (reduce, foreach) the native
   // evaluator does not have: it runs in jq, for Volcano Jobs only, on a spec.tasks checked to be a list first.
   // Which Milvus Deployments run depends on the image's version, a string match (split, test) the native evaluator
-  // does not have: those run in jq, for Milvus objects only.
-  const std::set<std::string> known = {
-      "grove-io-v1alpha1-podcliqueset clique.minReplicasPath", "batch-volcano-sh-v1alpha1-job task.minReplicasPath",
-      "milvus-io-v1beta1-milvus rootcoord.replicasPath",       "milvus-io-v1beta1-milvus datacoord.replicasPath",
-      "milvus-io-v1beta1-milvus querycoord.replicasPath",      "milvus-io-v1beta1-milvus indexcoord.replicasPath",
-      "milvus-io-v1beta1-milvus indexnode.replicasPath",       "milvus-io-v1beta1-milvus mixcoord.replicasPath",
-      "milvus-io-v1beta1-milvus streamingnode.replicasPath"};
+  // does not have: those run in jq, for Milvus objects only. An Argo workflow's pods per template follow its calls from
+  // the entrypoint down, level by level (reduce): in jq, for Argo objects only.
+  const std::set<std::string> known = {"argoproj-io-v1alpha1-workflow step.replicasPath",
+                                       "argoproj-io-v1alpha1-workflow step.minReplicasPath",
+                                       "argoproj-io-v1alpha1-workflowtemplate step.replicasPath",
+                                       "argoproj-io-v1alpha1-workflowtemplate step.minReplicasPath",
+                                       "argoproj-io-v1alpha1-cronworkflow step.replicasPath",
+                                       "argoproj-io-v1alpha1-cronworkflow step.minReplicasPath",
+                                       "grove-io-v1alpha1-podcliqueset clique.minReplicasPath",
+                                       "batch-volcano-sh-v1alpha1-job task.minReplicasPath",
+                                       "milvus-io-v1beta1-milvus rootcoord.replicasPath",
+                                       "milvus-io-v1beta1-milvus datacoord.replicasPath",
+                                       "milvus-io-v1beta1-milvus querycoord.replicasPath",
+                                       "milvus-io-v1beta1-milvus indexcoord.replicasPath",
+                                       "milvus-io-v1beta1-milvus indexnode.replicasPath",
+                                       "milvus-io-v1beta1-milvus mixcoord.replicasPath",
+                                       "milvus-io-v1beta1-milvus streamingnode.replicasPath"};
   std::vector<std::string> jq_only;
   for (const auto& definition : test::builtin_catalog().definitions())
     catalog::for_each_object_path(*definition, [&](const std::string& field, const catalog::Path& path) {

@@ -193,7 +193,7 @@ TEST_CASE("devices: the built-in policy maps NVIDIA's DeviceClasses, and a wrong
 
 namespace wm::policy {
 
-TEST_CASE("devices: a policy without a devices section takes the built-in one's; devices: {} maps nothing") {
+TEST_CASE("devices: a policy without a devices section takes the built-in one's, and devices: {} maps nothing") {
   yaml::Diagnostics errors;
   auto without = Policy::load("apiVersion: workload-map.io/v1alpha1\nkind: Policy\nrules: []\n", "p", errors);
   REQUIRE(without);

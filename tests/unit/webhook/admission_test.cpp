@@ -170,3 +170,36 @@ TEST_CASE("a Milvus in deployment groups gangs the pods of every group") {
 }
 
 }  // namespace wm::webhook
+
+namespace wm::webhook {
+
+// An Argo Workflow's resource template creates its object (a JobSet) with a controller ownerReference to the Workflow
+// when it sets setOwnerReference (workflow/controller/operator.go). The Argo definitions own only their pods
+// (workload-map.io/owns-only-components), so the JobSet is a workload of its own and edited; a pod the Workflow
+// controls stays its part, as a Job's pods stay the Job's.
+TEST_CASE(
+    "what an Argo Workflow's resource template creates is admitted as a workload of its own, and its pods are its") {
+  const std::string owner =
+      "ownerReferences: [{apiVersion: argoproj.io/v1alpha1, kind: Workflow, name: wf, uid: u1, controller: true}]";
+  const Answer jobset = mutate(R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: made-by-argo, )" +
+                               owner + R"(}
+spec:
+  replicatedJobs:
+  - name: w
+    template: {spec: {template: {spec: {containers: [{name: c, image: x}]}}}}
+)");
+  CHECK(jobset.result.outcome == Outcome::Patched);
+  CHECK_THAT(jobset.patch, Catch::Contains("kai-scheduler"));
+  const Answer pod = mutate("apiVersion: v1\nkind: Pod\nmetadata: {name: wf-step, " + owner +
+                            "}\nspec: {containers: [{name: main, image: x}]}\n");
+  CHECK(pod.result.outcome == Outcome::Controlled);
+  // A Job's pods: the Job definition does not own only its components, so what it controls is its part.
+  const Answer job_pod = mutate(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: j-1, ownerReferences: [{apiVersion: batch/v1, kind: Job, "
+      "name: j, uid: u2, controller: true}]}\nspec: {containers: [{name: c, image: x}]}\n");
+  CHECK(job_pod.result.outcome == Outcome::Controlled);
+}
+
+}  // namespace wm::webhook

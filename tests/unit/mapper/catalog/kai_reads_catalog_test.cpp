@@ -35,7 +35,8 @@ const std::set<std::string> kKaiGroupers = {"apps/v1/Deployment",
                                             "grove.io/v1alpha1/PodCliqueSet",
                                             "trainer.kubeflow.org/v1alpha1/TrainJob",
                                             "nvidia.com/v1alpha1/DynamoGraphDeployment",
-                                            "nvidia.com/v1beta1/DynamoGraphDeployment"};
+                                            "nvidia.com/v1beta1/DynamoGraphDeployment",
+                                            "argoproj.io/v1alpha1/Workflow"};
 
 // jq builtins gojq does not implement (its README, "Difference to jq").
 const char* const kNotInGojq[] = {"keys_unsorted",   "input_line_number", "$__prog_args",

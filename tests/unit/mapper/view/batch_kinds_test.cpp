@@ -123,6 +123,81 @@ TEST_CASE("SparkApplication gangs: the driver under KAI and Volcano, every initi
 // of the tasks' minAvailable, else replicas; pkg/controllers/job createOrUpdatePodGroup: the PodGroup's minMember is
 // spec.minAvailable, each task's minTaskMember its minAvailable, else replicas; the gang plugin checks the tasks' only
 // while the job's minimum covers them (api JobInfo.CheckTaskValid).
+// kubeflow/spark-operator internal/controller/sparkapplication/submission.go: with a pod template (Spark 3 and
+// later) Spark builds the role's pods from it and the operator's webhook leaves them alone, so the pod fields are
+// edited in the template; without one, or before Spark 3, in the role's own fields, which the webhook copies.
+TEST_CASE("SparkApplication: pod fields go in a role's pod template where Spark 3 uses it, else in the role") {
+  auto fields = [](const std::string& yaml) {
+    auto objects = test::parse_yaml(yaml);
+    auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+    REQUIRE(match.definition);
+    view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
+    REQUIRE(view.problems.empty());
+    std::string out;
+    for (const auto& c : view.components)
+      for (const auto& i : c.instances)
+        if (i.fields.scheduler_name)
+          out += (out.empty() ? "" : " ") + *i.fields.scheduler_name + " " + i.fields.labels.value_or("-") + " " +
+                 i.fields.annotations.value_or("-") + " " + i.fields.priority_class_name.value_or("-");
+    return out;
+  };
+  const std::string templated =
+      "  driver: {template: {spec: {containers: [{name: spark-kubernetes-driver}]}}}\n"
+      "  executor: {instances: 2}\n";
+  CHECK(
+      fields(spark(templated)) ==
+      "/spec/driver/template/spec/schedulerName /spec/driver/template/metadata/labels "
+      "/spec/driver/template/metadata/annotations /spec/driver/template/spec/priorityClassName "
+      "/spec/executor/schedulerName /spec/executor/labels /spec/executor/annotations /spec/executor/priorityClassName");
+  std::string spark2 = spark(templated);
+  spark2.replace(spark2.find("sparkVersion: 4.0.0"), 19, "sparkVersion: 2.4.5");  // no pod templates before Spark 3
+  CHECK(
+      fields(spark2) ==
+      "/spec/driver/schedulerName /spec/driver/labels /spec/driver/annotations /spec/driver/priorityClassName "
+      "/spec/executor/schedulerName /spec/executor/labels /spec/executor/annotations /spec/executor/priorityClassName");
+}
+
+// Argo Workflows (workflow/controller/workflowpod.go createWorkflowPod): a pod per call of a template that runs one,
+// its GPUs from the template's container; each pod alone (a gang of 1). The scheduler name goes where the pod takes
+// it: the template's own where it sets one, else the workflow's spec.schedulerName; so too for labels.
+TEST_CASE("Argo Workflow: a pod per call of a pod template, its GPUs, and its pod fields where Argo reads them") {
+  auto objects = test::parse_yaml(R"(apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata: {generateName: train-}
+spec:
+  entrypoint: main
+  templates:
+  - name: main
+    dag:
+      tasks:
+      - {name: prepare, template: cpu-step}
+      - {name: shard, template: gpu-step, dependencies: [prepare], withItems: [a, b, c]}
+  - name: cpu-step
+    schedulerName: default-scheduler
+    metadata: {labels: {step: prepare}}
+    container: {image: busybox}
+  - name: gpu-step
+    container: {image: trainer, resources: {limits: {nvidia.com/gpu: 2}}}
+)");
+  auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
+  REQUIRE(view.problems.empty());
+  CHECK(view.total_pods == 4);
+  CHECK(view.total_requests.at("nvidia.com/gpu").units_ceil() == 6);
+  REQUIRE(view.gangs.size() == 1);
+  CHECK(view.gangs[0].min_member == 1);
+  const auto& steps = view.components.at(1).instances;
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].id == "cpu-step");
+  CHECK(steps[0].fields.scheduler_name == "/spec/templates/1/schedulerName");
+  CHECK(steps[0].fields.labels == "/spec/templates/1/metadata/labels");
+  CHECK(steps[1].id == "gpu-step");
+  CHECK(steps[1].pods == 3);
+  CHECK(steps[1].fields.scheduler_name == "/spec/schedulerName");
+  CHECK(steps[1].fields.labels == "/spec/podMetadata/labels");
+}
+
 TEST_CASE("Volcano Job: spec.minAvailable, else the tasks' minAvailable or replicas") {
   const std::string tf = task("ps", 1) + task("worker", 3);
   CHECK(counted(volcano_job("", tf)).gang == 4);

@@ -95,7 +95,8 @@ TEST_CASE("Claims: count defaults to 1, adminAccess allocates nothing, and v1bet
   CHECK(count(c.view(deployment(2, "[{name: g, resourceClaimTemplateName: inline}]")), "nvidia.com/gpu") == 4);
 }
 
-TEST_CASE("Claims: a class counts as its mapping, else its DeviceClass's extendedResourceName; unmapped is said") {
+TEST_CASE(
+    "Claims: a class counts as its mapping, else its DeviceClass's extendedResourceName, and an unmapped one is said") {
   Claims c;
   c.hold("mig", R"([{"name":"a","exactly":{"deviceClassName":"mig.nvidia.com","count":2}}])");
   c.hold("channel", R"([{"name":"ch","exactly":{"deviceClassName":"compute-domain-default-channel.nvidia.com"}}])");

@@ -175,6 +175,25 @@ TEST_CASE("Notebook: one pod, none while stopped") {
   }
 }
 
+// The Notebook API's template has only a spec (kubeflow/notebooks api/v1/notebook_types.go NotebookTemplateSpec):
+// labels written there are pruned. generateStatefulSet copies the Notebook's own labels and annotations to its pod, so
+// the pod labels and annotations are edited there, and the scheduler in the template's spec.
+TEST_CASE("Notebook: pod labels and annotations on the Notebook itself, where the controller copies them from") {
+  for (const std::string version : {"v1", "v1beta1"}) {
+    INFO(version);
+    auto objects = test::parse_yaml("apiVersion: kubeflow.org/" + version +
+                                    "\nkind: Notebook\nmetadata: {name: nb}\nspec: {template: {spec: {containers: "
+                                    "[{name: nb, image: x}]}}}\n");
+    auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
+    REQUIRE(match.definition);
+    view::WorkloadView view = view::build_view(*match.definition, *objects[0].doc);
+    const view::InstanceView& server = view.components.at(1).instances.at(0);
+    CHECK(server.fields.labels == "/metadata/labels");
+    CHECK(server.fields.annotations == "/metadata/annotations");
+    CHECK(server.fields.scheduler_name == "/spec/template/spec/schedulerName");
+  }
+}
+
 // An LLMInferenceService may take its whole pod spec from an LLMInferenceServiceConfig (spec.baseRefs, or KServe's
 // well-known defaults): nothing in the object says what its pods are, so it is not understood (the failure policy
 // decides), never an empty view that would let the webhook admit it unedited without a word.
