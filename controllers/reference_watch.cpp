@@ -28,8 +28,43 @@ std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::
   return wanted;
 }
 
+std::map<std::string, catalog::GroupVersionKind> pod_group_kinds(const policy::AdmissionState& state) {
+  std::map<std::string, catalog::GroupVersionKind> out;
+  if (!state.policy) return out;
+  auto add = [&](const policy::ProfileEdits& edits) {
+    if (edits.pod_group && edits.pod_group->object_kind())
+      out.emplace(edits.pod_group->object_kind()->group + "/" + edits.pod_group->object_kind()->kind,
+                  *edits.pod_group->object_kind());
+  };
+  for (const auto& rule : state.policy->rules()) {  // the profiles in use: an unused one's kind is no one's concern
+    if (!rule.profile) continue;
+    add(rule.profile->edits);
+    for (const auto& o : rule.profile->overrides) add(o.edits);
+  }
+  return out;
+}
+
+void ReferenceWatch::check_pod_group_kinds() {
+  for (const auto& [key, gvk] : pod_group_kinds(cluster_.state.current())) {
+    const Result<kube::Resource> found = cluster_.discovery.find(gvk.group, gvk.version, gvk.kind);
+    if (!found && found.code() != ErrorCode::NotFound) continue;  // the API server did not say
+    const bool served = bool(found);
+    cluster_.state.references().set_served(gvk.group, gvk.kind, served);
+    auto [was, first] = served_.try_emplace(key, served);
+    if (!first && was->second == served) continue;
+    was->second = served;
+    if (!served)
+      cluster_.log.log(LogLevel::Warn,
+                       "a profile's PodGroup kind is not served: workloads under it get no gang, and admission says so",
+                       {{"kind", gvk.api_version() + " " + gvk.kind}, {"problem", found.error()}});
+    else if (!first)
+      cluster_.log.log(LogLevel::Info, "a profile's PodGroup kind is served again", {{"kind", gvk.str()}});
+  }
+}
+
 void ReferenceWatch::run(const std::atomic<bool>& stop) {
-  while (!stop.load()) {
+  for (int round = 0; !stop.load(); ++round) {
+    if (round % 15 == 0) check_pod_group_kinds();                                         // at start, then every 30 s
     for (const auto& key : watchers_.sync(referenced_kinds(cluster_.state.current()))) {  // nothing refers to these
       const auto slash = key.find('/');
       cluster_.state.references().forget_kind(key.substr(0, slash), key.substr(slash + 1));

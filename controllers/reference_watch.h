@@ -25,6 +25,10 @@ namespace wm::controllers {
 // What to watch, without I/O: each kind the catalog's definitions refer to and each profile's queue kind, by
 // group/kind, at the version its first definition names (the API server converts).
 std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::AdmissionState& state);
+// What to ask discovery about, without I/O: the kind of object each profile a rule uses makes per gang (its podGroup
+// template's, its overrides' too), by group/kind. One that is not served gives no gang: admission warns, the log says
+// so.
+std::map<std::string, catalog::GroupVersionKind> pod_group_kinds(const policy::AdmissionState& state);
 
 class ReferenceWatch {
  public:
@@ -37,9 +41,12 @@ class ReferenceWatch {
 
  private:
   void watch_kind(const catalog::GroupVersionKind& gvk, const std::atomic<bool>& stop);
+  // Asks discovery whether each profile's PodGroup kind is served, and tells the store; says a change in the log.
+  void check_pod_group_kinds();
 
   ClusterContext cluster_;
-  KindWatchers watchers_;  // last: its threads use the members above
+  std::map<std::string, bool> served_;  // pod_group_kinds() as last found served or not
+  KindWatchers watchers_;               // last: its threads use the members above
 };
 
 }  // namespace wm::controllers

@@ -139,6 +139,15 @@ Result<ObjectTemplate> ObjectTemplate::parse(const YAML::Node& node, const std::
   if (!root) return Error{root.error()};
   ObjectTemplate t;
   t.root_ = std::make_shared<const Node>(std::move(*root));
+  const YAML::Node api_version = node["apiVersion"], kind = node["kind"];
+  if (api_version.IsDefined() && api_version.IsScalar() && kind.IsDefined() && kind.IsScalar() &&
+      api_version.Scalar().find("{{") == std::string::npos && kind.Scalar().find("{{") == std::string::npos) {
+    const std::string& text = api_version.Scalar();
+    const auto slash = text.find('/');
+    t.object_kind_ =
+        catalog::GroupVersionKind{slash == std::string::npos ? "" : text.substr(0, slash),
+                                  slash == std::string::npos ? text : text.substr(slash + 1), kind.Scalar()};
+  }
   return t;
 }
 

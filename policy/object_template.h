@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mapper/catalog/definition.h"
 #include "policy/value_template.h"
 
 namespace YAML {
@@ -29,11 +30,14 @@ class ObjectTemplate {
   // Refuses unknown variables, naming the field in `error`.
   static Result<ObjectTemplate> parse(const YAML::Node& node, const std::string& field);
   std::string render_json(const TemplateValues& values, const ObjectValues& objects) const;
+  // The kind of object it makes, where its apiVersion and kind are written out (no variable in them).
+  const std::optional<catalog::GroupVersionKind>& object_kind() const { return object_kind_; }
 
   struct Node;
 
  private:
   std::shared_ptr<const Node> root_;
+  std::optional<catalog::GroupVersionKind> object_kind_;
 };
 
 }  // namespace wm::policy

@@ -1,9 +1,12 @@
 #include "webhook/admission.h"
 
 #include "base/json/json_read.h"
+#include "base/json/json_writer.h"
+#include "mapper/expr/json_patch_apply.h"
 #include "mapper/view/workload_view.h"
 #include "policy/owners.h"
 #include "webhook/admission_codec.h"
+#include "webhook/pod_group_name.h"
 #include "webhook/replica_gang.h"
 #include "webhook/reviewer.h"
 
@@ -29,6 +32,8 @@ std::string_view outcome_name(Outcome outcome) {
       return "controlled";
     case Outcome::ReplicaGang:
       return "replica-gang";
+    case Outcome::PodGroupNamed:
+      return "pod-group-named";
     case Outcome::NotUnderstood:
       return "not-understood";
     case Outcome::FailedClosed:
@@ -82,6 +87,10 @@ class Answer {
   AdmissionResult result_;
 };
 
+bool creates_a_pod(const AdmissionRequest& req) {
+  return req.operation == "CREATE" && req.kind == "Pod" && req.api_version == "v1";
+}
+
 // A pod of a gang repeated per replica finishes the gang name its workload's admission wrote, whatever rule its own
 // kind matches: that admission decided. Nothing when `req` is not such a pod.
 std::optional<AdmissionResult> replica_gang(const AdmissionRequest& req, const policy::Owners& owners,
@@ -90,8 +99,38 @@ std::optional<AdmissionResult> replica_gang(const AdmissionRequest& req, const p
   auto named = name_replica_gang(req.object, catalog);
   if (!named || !catalog.part_of_a_workload(owners.controller->api_version, owners.controller->kind))
     return std::nullopt;
-  return answer.give(named->patch.empty() ? Outcome::Controlled : Outcome::ReplicaGang,
-                     Decision::allowed().with_patch(named->patch).with_warnings(named->warnings));
+  std::string patch = named->patch;
+  // The PodGroup its workload named, as this replica's: set once its key is known (the API server calls again).
+  const std::string_view group = pod_group_annotation(req.object);
+  if (creates_a_pod(req) && !group.empty() && (group != named->gang || !named->suffix.empty()))
+    if (auto field = pod_group_name_patch(req.object, std::string(group) + (group == named->gang ? named->suffix : "")))
+      patch = joined_patches(patch, *field);
+  const Outcome outcome = patch.empty() ? Outcome::Controlled : Outcome::ReplicaGang;
+  return answer.give(outcome, Decision::allowed().with_patch(std::move(patch)).with_warnings(named->warnings));
+}
+
+// A pod whose workload's admission named its PodGroup (kPodGroupAnnotation) joins it in spec.schedulingGroup, whatever
+// rule its own kind matches. Nothing when `req` is not such a pod.
+std::optional<AdmissionResult> pod_group(const AdmissionRequest& req, const policy::Owners& owners, Answer& answer) {
+  if (!owners.controller || owners.pod || !creates_a_pod(req)) return std::nullopt;
+  auto patch = pod_group_name_patch(req.object, pod_group_annotation(req.object));
+  if (!patch) return std::nullopt;
+  return answer.give(Outcome::PodGroupNamed, Decision::allowed().with_patch(std::move(*patch)));
+}
+
+// A pod admitted as a workload of its own, whose patch names its PodGroup in the annotation: the field too.
+std::string with_own_pod_group(const AdmissionRequest& req, std::string patch, std::vector<std::string>& warnings) {
+  if (!creates_a_pod(req) || patch.find(kPodGroupAnnotation) == std::string::npos) return patch;
+  auto patched = expr::apply_json_patch(json::element_json(req.object), patch);
+  simdjson::dom::parser parser;
+  simdjson::dom::element pod;
+  if (!patched || parser.parse(*patched).get(pod) != simdjson::SUCCESS) {
+    warnings.push_back("its PodGroup could not be named in spec.schedulingGroup: " +
+                       (patched ? std::string("the patched pod is not JSON") : patched.error()));
+    return patch;
+  }
+  if (auto field = pod_group_name_patch(pod, pod_group_annotation(pod))) return joined_patches(patch, *field);
+  return patch;
 }
 
 // What the rule says of a workload the mapper understood.
@@ -103,6 +142,7 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const pol
       for (auto& w : reviewer.unmeetable()) warnings.push_back(std::move(w));
     for (auto& u : reviewer.uncounted_devices()) warnings.push_back(std::move(u));
     if (auto missing = reviewer.missing_queue(state.references.get())) warnings.push_back(std::move(*missing));
+    if (auto unserved = reviewer.unserved_pod_group(state.references.get())) warnings.push_back(std::move(*unserved));
     auto violations = reviewer.violations();
     if (violations.empty()) return answer.allow(Outcome::Allowed, std::move(warnings));
     std::string denial;
@@ -110,7 +150,7 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const pol
     return answer.give(Outcome::Denied, Decision::denied(403, denial).with_warnings(std::move(warnings)), denial);
   }
   if (req.operation == "UPDATE" && !rule.mutate_on_update) return answer.allow(Outcome::Skipped);
-  std::string patch = reviewer.patch(warnings);
+  std::string patch = with_own_pod_group(req, reviewer.patch(warnings), warnings);
   const Outcome outcome = patch.empty() ? Outcome::Unchanged : Outcome::Patched;
   return answer.give(outcome, Decision::allowed().with_patch(std::move(patch)).with_warnings(std::move(warnings)));
 }
@@ -128,6 +168,8 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
   const std::optional<policy::Controller>& controller = owners.controller;
   if (endpoint == Endpoint::Mutate)
     if (auto replica = replica_gang(req, owners, *state.catalog, answer)) return std::move(*replica);
+  if (endpoint == Endpoint::Mutate)
+    if (auto named = pod_group(req, owners, answer)) return std::move(*named);
 
   const policy::Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
   if (!rule) return answer.allow(Outcome::NoRule);

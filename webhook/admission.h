@@ -29,6 +29,7 @@ enum class Outcome {
   Skipped,        // an operation admission leaves alone (DELETE, CONNECT, an UPDATE without mutateOnUpdate)
   Controlled,     // its controller is a kind the catalog knows, which was admitted instead
   ReplicaGang,    // a pod of a gang repeated per replica, given its replica's gang name
+  PodGroupNamed,  // a pod whose workload named its PodGroup, given it in spec.schedulingGroup
   NotUnderstood,  // the mapper cannot read it; failure policy Ignore let it through
   FailedClosed,   // the mapper cannot read it; failure policy Fail refused it
   BadRequest,     // not an AdmissionReview (HTTP 400)

@@ -42,6 +42,7 @@ std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object,
   const std::string_view name = json::string_at(object, gang_at);
   if (name.empty()) return std::nullopt;
   ReplicaGangNames out;
+  out.gang = std::string(name);
   const std::string_view key_text = json::string_at(object, key_at);
   const catalog::Path key_path = catalog.replica_key(key_text);
   const std::string who = "pod " + std::string(json::string_at(object, "/metadata/name"));
@@ -63,6 +64,7 @@ std::optional<ReplicaGangNames> name_replica_gang(simdjson::dom::element object,
                            "; its replica's gang is named once it is");
     return out;
   }
+  out.suffix = "-" + *key;
   json::JsonPatchBuilder patch(object);
   for (const char* map : {"/metadata/labels", "/metadata/annotations"})
     if (json::StringPairs entries = renamed(object, map, name, *key); !entries.empty())

@@ -24,6 +24,8 @@ inline constexpr std::string_view kReplicaKeyAnnotation = "workload-map.io/repli
 struct ReplicaGangNames {
   std::string patch;  // JSON patch; empty when nothing changes (already named, or no key to name it by)
   std::vector<std::string> warnings;
+  std::string gang;    // the name every copy's pods carry
+  std::string suffix;  // "-<key>", appended to it; empty while the pod's replica key is not known
 };
 
 // For an object carrying kReplicaGangAnnotation: every label and annotation whose value is that name gets "-<key>"

@@ -223,6 +223,15 @@ std::vector<std::string> Reviewer::unmeetable() const {
   return out;
 }
 
+std::optional<std::string> Reviewer::unserved_pod_group(const view::ReferenceStore* cluster) const {
+  if (!cluster || !profile_.pod_group || !profile_.pod_group->object_kind() || view_.gangs.empty()) return std::nullopt;
+  const catalog::GroupVersionKind& kind = *profile_.pod_group->object_kind();
+  if (!cluster->known_unserved(kind.group, kind.kind)) return std::nullopt;
+  return display_name(view_, req_.namespace_name) + " gets no gang: this cluster does not serve " + kind.api_version() +
+         " " + kind.kind + ", which profile " + rule_.profile->name +
+         " makes for each gang (its API or CRD is not installed or not enabled)";
+}
+
 std::vector<std::string> Reviewer::uncounted_devices() const {
   std::vector<std::string> out;
   for (const auto& u : view_.uncounted_devices)

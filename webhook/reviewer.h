@@ -40,6 +40,10 @@ class Reviewer {
   // exists. Nothing when the scheduler's queues are not objects, or the cluster side has not listed them.
   std::optional<std::string> missing_queue(const view::ReferenceStore* queues) const;
 
+  // A warning when the kind of PodGroup the profile makes for this workload's gangs is one the cluster side found the
+  // API server does not serve (ReferenceStore::known_unserved): the workload would get no gang, silently.
+  std::optional<std::string> unserved_pod_group(const view::ReferenceStore* cluster) const;
+
  private:
   // The rule's profile with its override for this kind merged in; no edits without a profile.
   static const policy::ProfileEdits& profile_edits(const policy::Rule& rule, const view::WorkloadView& view,

@@ -94,6 +94,21 @@ std::shared_ptr<const std::string> ReferenceStore::find(std::string_view group, 
   return it == objects_.end() ? nullptr : it->second;
 }
 
+void ReferenceStore::set_served(std::string_view group, std::string_view kind, bool served) {
+  std::string key = std::string(group) + "/" + std::string(kind);
+  std::unique_lock lock(mutex_);
+  if (served)
+    unserved_kinds_.erase(key);
+  else
+    unserved_kinds_.insert(std::move(key));
+}
+
+bool ReferenceStore::known_unserved(std::string_view group, std::string_view kind) const {
+  const std::string key = std::string(group) + "/" + std::string(kind);
+  std::shared_lock lock(mutex_);
+  return unserved_kinds_.contains(key);
+}
+
 size_t ReferenceStore::size() const {
   std::shared_lock lock(mutex_);
   return objects_.size();

@@ -36,13 +36,18 @@ class ReferenceStore {
   std::shared_ptr<const std::string> find(std::string_view group, std::string_view kind,
                                           std::string_view namespace_name, std::string_view name) const;
   size_t size() const;
+  // Kinds the cluster side asked discovery about and found not served (a profile's PodGroup kind whose API or CRD is
+  // not there), by group and kind: admission warns that a workload gets no gang. Served again: set_served(true).
+  void set_served(std::string_view group, std::string_view kind, bool served);
+  bool known_unserved(std::string_view group, std::string_view kind) const;
 
  private:
   static std::string key(std::string_view group, std::string_view kind, std::string_view namespace_name,
                          std::string_view name);
   mutable std::shared_mutex mutex_;
   std::map<std::string, std::shared_ptr<const std::string>, std::less<>> objects_;
-  std::set<std::string, std::less<>> listed_kinds_;  // group/kind
+  std::set<std::string, std::less<>> listed_kinds_;    // group/kind
+  std::set<std::string, std::less<>> unserved_kinds_;  // group/kind
 };
 
 // The document a definition with references reads: {object, references: {name: object}} evaluated by its

@@ -591,3 +591,37 @@ spec:
       std::chrono::seconds(20)));
   INFO(doubled.err);
 }
+
+// The native profile on a cluster without Kubernetes' own PodGroups (this bed runs without the GenericWorkload gate,
+// so scheduling.k8s.io/v1beta1 is not served): never a silent no-op. The cluster side finds the kind not served, and a
+// JobSet is admitted with a warning that names the API it lacks.
+TEST_CASE(
+    "under the native profile without the GenericWorkload gate, a JobSet is admitted with a warning naming the API") {
+  const Cluster& cluster = Cluster::get();
+  const std::string ns = make_namespace("native-off");
+  RegisteredWebhook webhook(profile_policy("native"), "base", cluster_args(service_account_kubeconfig()));
+  const std::string jobset = write_temp("native-jobset.yaml", R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train, namespace: )" + ns + R"(}
+spec:
+  replicatedJobs:
+  - name: workers
+    replicas: 5
+    template:
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: busybox, resources: {limits: {nvidia.com/gpu: 4}}}]
+)");
+  CommandResult admitted;
+  const bool warned = eventually(
+      [&] {
+        admitted = cluster.kubectl({"create", "--dry-run=server", "-f", jobset});
+        return admitted.status == 0 &&
+               admitted.err.find("does not serve scheduling.k8s.io/v1beta1 PodGroup") != std::string::npos;
+      },
+      std::chrono::seconds(30));
+  INFO(admitted.out << admitted.err);
+  CHECK(warned);
+  CHECK(admitted.err.find("JobSet " + ns + "/train gets no gang") != std::string::npos);
+}

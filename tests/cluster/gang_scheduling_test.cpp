@@ -48,6 +48,35 @@ std::chrono::seconds capacity_wakes(const std::string& profile) {
   return profile == "coscheduling" ? std::chrono::seconds(330) : std::chrono::seconds(60);
 }
 
+// Under the native profile, what kube-scheduler gangs by: every pod of the workload names its PodGroup in
+// spec.schedulingGroup (each pod's admission copied it from the annotation the workload's admission wrote: the JobSet
+// CRD prunes the field from its templates), and that scheduling.k8s.io/v1beta1 PodGroup, made by the cluster side
+// and owned by the workload, asks for `min_count` of them.
+void native_gang_is_kubernetes_own(const std::string& ns, const std::string& workload, const std::string& pods,
+                                   int64_t min_count) {
+  const Cluster& cluster = Cluster::get();
+  CommandResult groups =
+      cluster.kubectl({"get", "pods", "-n", ns, "-l", pods, "-o",
+                       "jsonpath={range .items[*]}{.spec.schedulingGroup.podGroupName}{\"\\n\"}{end}"});
+  REQUIRE(groups.status == 0);
+  std::string every_pod;
+  for (int i = 0; i < 5; ++i) every_pod += workload + "\n";
+  CHECK(groups.out == every_pod);
+  simdjson::dom::parser parser;
+  simdjson::dom::element group;
+  REQUIRE(eventually(
+      [&] {
+        CommandResult r = cluster.kubectl({"get", "podgroups.scheduling.k8s.io", workload, "-n", ns, "-o", "json"});
+        return r.status == 0 && parser.parse(r.out).get(group) == simdjson::SUCCESS;
+      },
+      30s, 500ms));
+  int64_t min = 0;
+  CHECK(group.at_pointer("/spec/schedulingPolicy/gang/minCount").get_int64().get(min) == simdjson::SUCCESS);
+  CHECK(min == min_count);
+  CHECK(string_at(group, "/metadata/ownerReferences/0/kind") == "JobSet");
+  CHECK(string_at(group, "/metadata/ownerReferences/0/name") == workload);
+}
+
 // Under `profile`, the JobSet binds no pod on 12 GPUs; two more nodes, and all 5 bind (capacity_wakes).
 void gang_starts_whole(const std::string& profile) {
   start_scheduler(profile);
@@ -69,6 +98,7 @@ void gang_starts_whole(const std::string& profile) {
     INFO(describe(ns));
     CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 15s));
   }
+  if (profile == "native") native_gang_is_kubernetes_own(ns, "train", pods, 5);
   add_nodes(pool, 2, 4);
   bool all_bound = eventually([&] { return count_pods(ns, pods).bound == 5; }, capacity_wakes(profile), 500ms);
   INFO(describe(ns));
@@ -202,11 +232,18 @@ TEST_CASE(
 // Under KAI (tests/cluster/schedulers/kai), with the shipped rule's queue: default-queue, which a stock install makes.
 // default-scheduler's half-bound gang is shown by the tests above; it is not run again here.
 TEST_CASE("kai: a 5-pod gang on 12 GPUs binds no pod and all 5 once two more nodes join") { gang_starts_whole("kai"); }
+// default-scheduler's half-bound JobSet is shown beside the other profiles; kube-scheduler is the same binary here.
+TEST_CASE(
+    "native: a 5-pod gang on 12 GPUs binds no pod and all 5 once two more nodes join, in the PodGroup the JobSet "
+    "owns") {
+  gang_starts_whole("native");
+}
 
 TEST_CASE("coscheduling: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("coscheduling"); }
 TEST_CASE("volcano: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("volcano"); }
 TEST_CASE("yunikorn: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("yunikorn"); }
 TEST_CASE("kai: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("kai"); }
+TEST_CASE("native: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("native"); }
 
 TEST_CASE("volcano: a LeaderWorkerSet binds whole groups only and as many as fit") {
   lws_binds_whole_groups("volcano");
@@ -215,6 +252,7 @@ TEST_CASE("coscheduling: a LeaderWorkerSet binds whole groups only and as many a
   lws_binds_whole_groups("coscheduling");
 }
 TEST_CASE("kai: a LeaderWorkerSet binds whole groups only and as many as fit") { lws_binds_whole_groups("kai"); }
+TEST_CASE("native: a LeaderWorkerSet binds whole groups only and as many as fit") { lws_binds_whole_groups("native"); }
 TEST_CASE("yunikorn: a LeaderWorkerSet binds whole groups only and as many as fit") {
   lws_binds_whole_groups("yunikorn");
 }

@@ -3,7 +3,8 @@
 # default configuration. NAME is a folder of tests/cluster/schedulers/: its start.sh (sourced here) says how, and
 # cites the upstream install it follows; its binaries are build/cluster/bin/* (build.sh). Exits once it is ready;
 # a second call for a running scheduler does nothing. down.sh DIR stops it with the rest.
-#   tests/cluster/scheduler.sh NAME DIR      NAME: default, coscheduling, volcano, kueue, yunikorn, kai
+#   tests/cluster/scheduler.sh NAME DIR      NAME: default, coscheduling, volcano, kueue, yunikorn, kai,
+#                                                native (kube-scheduler's own gangs: up.sh WM_FEATURE_GATES=GenericWorkload=true)
 set -euo pipefail
 [[ $# -eq 2 ]] || { echo "usage: $0 NAME DIR" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)

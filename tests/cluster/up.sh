@@ -5,6 +5,9 @@
 # tests/cluster/nodes.sh adds fake nodes (the node lifecycle controller lifts their not-ready taint once KWOK makes
 # them Ready) and tests/cluster/scheduler.sh a scheduler.
 #   tests/cluster/up.sh DIR
+# WM_FEATURE_GATES: feature gates (k=v,...) for the API server, the controller manager and, through DIR/feature-gates,
+# the schedulers scheduler.sh starts; with the API versions the gates need served (GenericWorkload:
+# scheduling.k8s.io/v1beta1, kube-scheduler's gang scheduling).
 # WM_KCM_QPS: the controller manager's API client rate (default 20, upstream's; the scale benchmark uses 100, as
 # Kubernetes' own scalability tests do, so that the Job controller and the garbage collector keep up).
 # DIR holds the state, the logs (DIR/logs), the PIDs (DIR/pids), self-made certificates (DIR/pki: a CA, the API
@@ -59,6 +62,14 @@ mkdir -p "$pki/webhooks" && mv "$pki/webhooks.crt" "$pki/webhooks/tls.crt" && mv
 openssl_quiet genrsa -out "$pki/sa.key" 2048
 openssl_quiet rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
 
+gates=${WM_FEATURE_GATES:-}
+gate_flags=() && runtime_config=()
+if [[ -n $gates ]]; then
+  gate_flags=(--feature-gates "$gates")
+  [[ ,$gates, == *,GenericWorkload=true,* ]] && runtime_config=(--runtime-config scheduling.k8s.io/v1beta1=true)
+fi
+printf '%s' "$gates" > "$dir/feature-gates"
+
 etcd_port=$(free_port) && peer_port=$(free_port) && api_port=$(free_port) || fail "no free port"
 server=https://127.0.0.1:$api_port
 
@@ -97,7 +108,7 @@ start "$dir" kube-apiserver "$bin/kube-apiserver" \
   --service-account-issuer https://kubernetes.default.svc \
   --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
   --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none --profiling=false --v 1 \
-  --allow-privileged=true
+  --allow-privileged=true "${gate_flags[@]}" "${runtime_config[@]}"
 
 # --- kube-controller-manager ---------------------------------------------------------------------------------
 # The root CA publisher puts kube-root-ca.crt in every namespace, as on any cluster: every pod's service account
@@ -107,7 +118,7 @@ start "$dir" kube-controller-manager "$bin/kube-controller-manager" \
   --controllers garbage-collector-controller,node-lifecycle-controller,job-controller,cronjob-controller,deployment-controller,replicaset-controller,statefulset-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller \
   --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
   --use-service-account-credentials=false --v 1 \
-  --kube-api-qps "${WM_KCM_QPS:-20}" --kube-api-burst "$((${WM_KCM_QPS:-20} * 3 / 2))"
+  --kube-api-qps "${WM_KCM_QPS:-20}" --kube-api-burst "$((${WM_KCM_QPS:-20} * 3 / 2))" "${gate_flags[@]}"
 
 kubectl() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
 alive() { for p in "$dir"/pids/*; do kill -0 "$(cat "$p")" 2>/dev/null || fail "$(basename "$p") exited"; done; }

@@ -97,3 +97,30 @@ TEST_CASE("References: what the list and the watch bring is held for admission, 
 }
 
 }  // namespace wm::controllers
+
+namespace wm::controllers {
+
+// A profile's PodGroup kind that the API server does not serve gives no gang: the reference watch asks discovery at
+// its start (and every 30 s), and the store says it to admission (webhook/reviewer.h unserved_pod_group).
+TEST_CASE("References: the PodGroup kind of each profile in use is checked at start, and one not served is said") {
+  const std::string policy = test::policy_with_rules("- name: all\n  profile: native\n");
+  const auto wanted = pod_group_kinds(test::state_with_policy(policy, "native-policy.yaml")->current());
+  REQUIRE(wanted.size() == 1);  // only the profiles a rule uses
+  CHECK(wanted.begin()->second.str() == "PodGroup.scheduling.k8s.io/v1beta1");
+  CHECK(pod_group_kinds(shipped_state()->current()).empty());  // kai: KAI's podgrouper makes its own
+
+  test::FakeCluster cluster(test::state_with_policy(policy, "native-policy.yaml"));
+  cluster.api.answer("GET", "/apis/scheduling.k8s.io/v1beta1", 404, R"({"kind":"Status","code":404})");
+  ReferenceWatch watch(cluster.context());
+  std::atomic<bool> stop{false};
+  std::thread running([&] { watch.run(stop); });
+  view::ReferenceStore& store = cluster.state->references();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!store.known_unserved("scheduling.k8s.io", "PodGroup") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  stop = true;
+  running.join();
+  CHECK(store.known_unserved("scheduling.k8s.io", "PodGroup"));
+}
+
+}  // namespace wm::controllers

@@ -203,3 +203,73 @@ spec:
 }
 
 }  // namespace wm::webhook
+
+namespace wm::webhook {
+
+// The native profile: Kubernetes' own gang scheduling. The workload's admission names each gang's PodGroup in a pod
+// annotation (kept by every template; a CRD made from an older k8s.io/api prunes spec.schedulingGroup), and each pod's
+// own admission copies it into spec.schedulingGroup.podGroupName (webhook/pod_group_name.h).
+TEST_CASE("native: a JobSet's pods are named to their PodGroup, and each pod gets it in spec.schedulingGroup") {
+  const std::string native = "- name: all\n  profile: native\n";
+  const Answer jobset = mutate(R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train}
+spec:
+  replicatedJobs:
+  - name: w
+    replicas: 5
+    template: {spec: {template: {spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 4}}}]}}}}
+)",
+                               native);
+  CHECK(jobset.result.outcome == Outcome::Patched);
+  CHECK_THAT(jobset.patch, Catch::Contains(R"("workload-map.io/pod-group":"train")"));
+  CHECK_THAT(jobset.patch, Catch::Contains(R"("workload-map.io/profile":"native")"));  // the cluster side makes it
+
+  const std::string job_owned =
+      "ownerReferences: [{apiVersion: batch/v1, kind: Job, name: train-w-0, uid: u, "
+      "controller: true}]";
+  const Answer pod = mutate("apiVersion: v1\nkind: Pod\nmetadata: {name: train-w-0-0, " + job_owned +
+                                ", annotations: {workload-map.io/pod-group: train}}\nspec: {containers: [{name: c, "
+                                "image: x}]}\n",
+                            native);
+  CHECK(pod.result.outcome == Outcome::PodGroupNamed);
+  CHECK(pod.patch == R"([{"op":"add","path":"/spec/schedulingGroup","value":{"podGroupName":"train"}}])");
+  // Set already (by its controller, or an earlier call): left as it is, since the field is immutable.
+  const Answer named = mutate("apiVersion: v1\nkind: Pod\nmetadata: {name: p, " + job_owned +
+                                  ", annotations: {workload-map.io/pod-group: train}}\nspec: {schedulingGroup: "
+                                  "{podGroupName: other}, containers: [{name: c, image: x}]}\n",
+                              native);
+  CHECK(named.result.outcome == Outcome::Controlled);
+  CHECK(named.patch.empty());
+
+  // A pod that is its own workload: the annotation and the field in its own admission's patch.
+  const Answer alone = mutate(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: solo}\nspec: {containers: [{name: c, "
+      "image: x}]}\n",
+      native);
+  CHECK_THAT(alone.patch,
+             Catch::Contains(R"({"op":"add","path":"/spec/schedulingGroup","value":{"podGroupName":"solo"}})"));
+}
+
+// A profile whose PodGroup kind the cluster side found not served would give no gang, silently: admission says so.
+TEST_CASE(
+    "native: without Kubernetes' own PodGroups served, a workload is admitted with a warning that names the API") {
+  auto cluster = std::make_shared<view::ReferenceStore>();
+  cluster->set_served("scheduling.k8s.io", "PodGroup", false);
+  const std::string jobset = R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train}
+spec:
+  replicatedJobs:
+  - name: w
+    template: {spec: {template: {spec: {containers: [{name: c, image: x}]}}}}
+)";
+  const Answer unserved = answer(Endpoint::Validate, jobset, "- name: all\n  profile: native\n", cluster);
+  CHECK(unserved.allowed);
+  CHECK_THAT(unserved.warnings, Catch::Contains("JobSet team-a/train gets no gang: this cluster does not serve "
+                                                "scheduling.k8s.io/v1beta1 PodGroup, which profile native makes"));
+  cluster->set_served("scheduling.k8s.io", "PodGroup", true);
+  CHECK(answer(Endpoint::Validate, jobset, "- name: all\n  profile: native\n", cluster).warnings.empty());
+}
+
+}  // namespace wm::webhook

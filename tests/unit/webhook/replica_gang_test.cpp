@@ -205,3 +205,28 @@ TEST_CASE("a pod that a pod owns (a YuniKorn placeholder) is never renamed") {
 }
 
 }  // namespace wm
+
+namespace wm {
+
+// Under the native profile a group's pods join their group's PodGroup in spec.schedulingGroup, with the name finished
+// by the pod's replica key; while the key is not set (LWS labels the pod after this webhook), the immutable field is
+// left unset for the call that has it (reinvocationPolicy IfNeeded).
+TEST_CASE("a LeaderWorkerSet under native: each group's pods join their group's PodGroup in spec.schedulingGroup") {
+  Admission admission("native");
+  const Admitted lws = admission.mutate(json_of(kServe));
+  CHECK(value_at(lws.object,
+                 "/spec/leaderWorkerTemplate/workerTemplate/metadata/annotations/workload-map.io~1pod-group") ==
+        "serve-group");
+  for (int group : {0, 2}) {
+    const Admitted pod = admission.mutate(pod_of(lws.object, group));
+    INFO(pod.result.body);
+    CHECK(pod.result.outcome == webhook::Outcome::ReplicaGang);
+    CHECK(value_at(pod.object, "/spec/schedulingGroup/podGroupName") == "serve-group-" + std::to_string(group));
+    CHECK(value_at(pod.object, "/metadata/annotations/workload-map.io~1pod-group") ==
+          "serve-group-" + std::to_string(group));
+  }
+  const Admitted unkeyed = admission.mutate(pod_of(lws.object, -1));
+  CHECK(value_at(unkeyed.object, "/spec/schedulingGroup/podGroupName") == "<missing>");
+}
+
+}  // namespace wm
