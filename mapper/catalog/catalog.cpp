@@ -113,9 +113,9 @@ bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view 
 
 bool Catalog::part_of_its_owner(std::string_view owner_api_version, std::string_view owner_kind, std::string_view group,
                                 std::string_view kind) const {
-  if (!part_of_a_workload(owner_api_version, owner_kind)) return false;
   const Definition* owner = find(owner_api_version, owner_kind).definition;
-  if (!owner || !owner->owns_only_components) return true;
+  if (!owner) return part_of_a_workload(owner_api_version, owner_kind);  // a component's or child's kind
+  if (!owner->owns_only_components) return true;
   auto same = [&](const GroupVersionKind& gvk) { return gvk.kind == kind && gvk.group == group; };
   return std::any_of(owner->components.begin(), owner->components.end(),
                      [&](const ComponentDefinition& c) { return c.kind && same(*c.kind); }) ||
