@@ -53,20 +53,21 @@ TEST_CASE("kueue: a 20-GPU JobSet over a 12-GPU quota stays suspended with Kueue
   std::string fits_workload, big_workload;
   REQUIRE(eventually([&] { return !(fits_workload = workload_of(ns, "fits")).empty(); }, 60s, 500ms));
   REQUIRE(eventually([&] { return !(big_workload = workload_of(ns, "big")).empty(); }, 60s, 500ms));
-  CHECK(jsonpath(ns, "workload/" + fits_workload, ".spec.queueName") == "team-a");
+  CHECK(jsonpath(ns, "workloads.kueue.x-k8s.io/" + fits_workload, ".spec.queueName") == "team-a");
 
   const std::string fits_pods = "jobset.sigs.k8s.io/jobset-name=fits";
   bool runs = eventually([&] { return count_pods(ns, fits_pods).running == 3; }, 90s, 500ms);
   INFO(describe(ns) << Cluster::get().kubectl({"get", "workloads.kueue.x-k8s.io", "-n", ns, "-o", "yaml"}).out);
   CHECK(runs);
-  CHECK(jsonpath(ns, "workload/" + fits_workload, ".status.conditions[?(@.type==\"Admitted\")].status") == "True");
+  CHECK(jsonpath(ns, "workloads.kueue.x-k8s.io/" + fits_workload,
+                 ".status.conditions[?(@.type==\"Admitted\")].status") == "True");
 
   // The big one: suspended, no pod, and Kueue says why.
   CHECK(jsonpath(ns, "jobset/big", ".spec.suspend") == "true");
   CHECK(count_pods(ns, "jobset.sigs.k8s.io/jobset-name=big").total == 0);
   const std::string reserved = ".status.conditions[?(@.type==\"QuotaReserved\")]";
-  CHECK(jsonpath(ns, "workload/" + big_workload, reserved + ".status") == "False");
-  const std::string why = jsonpath(ns, "workload/" + big_workload, reserved + ".message");
+  CHECK(jsonpath(ns, "workloads.kueue.x-k8s.io/" + big_workload, reserved + ".status") == "False");
+  const std::string why = jsonpath(ns, "workloads.kueue.x-k8s.io/" + big_workload, reserved + ".message");
   INFO(why);
   CHECK(why.find("insufficient quota for nvidia.com/gpu") != std::string::npos);
 }
