@@ -166,10 +166,10 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
   if (req.operation != "CREATE" && req.operation != "UPDATE") return answer.allow(Outcome::Skipped);
   const policy::Owners owners = policy::owners_of(req.object);
   const std::optional<policy::Controller>& controller = owners.controller;
-  if (endpoint == Endpoint::Mutate)
+  if (endpoint == Endpoint::Mutate) {
     if (auto replica = replica_gang(req, owners, *state.catalog, answer)) return std::move(*replica);
-  if (endpoint == Endpoint::Mutate)
     if (auto named = pod_group(req, owners, answer)) return std::move(*named);
+  }
 
   const policy::Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
   if (!rule) return answer.allow(Outcome::NoRule);

@@ -99,27 +99,29 @@ void Catalog::warm_up() const {
   for (const auto& d : definitions_) for_each_object_path(*d, [](const std::string&, const Path& p) { p->warm_up(); });
 }
 
+namespace {
+
+// Whether `definition` makes objects of this kind: one of its components' kinds or its additionalChildKinds.
+bool makes(const Definition& definition, std::string_view group, std::string_view kind) {
+  auto same = [&](const GroupVersionKind& gvk) { return gvk.kind == kind && gvk.group == group; };
+  return std::any_of(definition.components.begin(), definition.components.end(),
+                     [&](const ComponentDefinition& c) { return c.kind && same(*c.kind); }) ||
+         std::any_of(definition.child_kinds.begin(), definition.child_kinds.end(), same);
+}
+
+}  // namespace
+
 bool Catalog::part_of_a_workload(std::string_view api_version, std::string_view kind) const {
   if (find(api_version, kind).definition) return true;
   const auto group = json::split_api_version(api_version).first;
-  auto same = [&](const GroupVersionKind& gvk) { return gvk.kind == kind && gvk.group == group; };
-  for (const auto& d : definitions_) {
-    for (const auto& c : d->components)
-      if (c.kind && same(*c.kind)) return true;
-    if (std::any_of(d->child_kinds.begin(), d->child_kinds.end(), same)) return true;
-  }
-  return false;
+  return std::any_of(definitions_.begin(), definitions_.end(), [&](const auto& d) { return makes(*d, group, kind); });
 }
 
 bool Catalog::part_of_its_owner(std::string_view owner_api_version, std::string_view owner_kind, std::string_view group,
                                 std::string_view kind) const {
   const Definition* owner = find(owner_api_version, owner_kind).definition;
   if (!owner) return part_of_a_workload(owner_api_version, owner_kind);  // a component's or child's kind
-  if (!owner->owns_only_components) return true;
-  auto same = [&](const GroupVersionKind& gvk) { return gvk.kind == kind && gvk.group == group; };
-  return std::any_of(owner->components.begin(), owner->components.end(),
-                     [&](const ComponentDefinition& c) { return c.kind && same(*c.kind); }) ||
-         std::any_of(owner->child_kinds.begin(), owner->child_kinds.end(), same);
+  return !owner->owns_only_components || makes(*owner, group, kind);
 }
 
 Path Catalog::replica_key(std::string_view text) const {

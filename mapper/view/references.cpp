@@ -6,6 +6,10 @@
 
 namespace wm::view {
 
+std::string ReferenceStore::kind_key(std::string_view group, std::string_view kind) {
+  return std::string(group) + "/" + std::string(kind) + "/";
+}
+
 std::string ReferenceStore::key(std::string_view group, std::string_view kind, std::string_view namespace_name,
                                 std::string_view name) {
   std::string k;
@@ -65,7 +69,7 @@ void ReferenceStore::replace_kind(std::string_view group, std::string_view kind,
     fresh.emplace_back(key(id->group, id->kind, id->namespace_name, id->name),
                        std::make_shared<const std::string>(std::move(json)));
   }
-  const std::string prefix = std::string(group) + "/" + std::string(kind) + "/";
+  const std::string prefix = kind_key(group, kind);
   std::unique_lock lock(mutex_);
   for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.starts_with(prefix);)
     it = objects_.erase(it);
@@ -74,7 +78,7 @@ void ReferenceStore::replace_kind(std::string_view group, std::string_view kind,
 }
 
 void ReferenceStore::forget_kind(std::string_view group, std::string_view kind) {
-  const std::string prefix = std::string(group) + "/" + std::string(kind) + "/";
+  const std::string prefix = kind_key(group, kind);
   std::unique_lock lock(mutex_);
   for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.starts_with(prefix);)
     it = objects_.erase(it);
@@ -82,7 +86,7 @@ void ReferenceStore::forget_kind(std::string_view group, std::string_view kind) 
 }
 
 bool ReferenceStore::holds_kind(std::string_view group, std::string_view kind) const {
-  const std::string prefix = std::string(group) + "/" + std::string(kind) + "/";
+  const std::string prefix = kind_key(group, kind);
   std::shared_lock lock(mutex_);
   return listed_kinds_.contains(prefix);
 }
@@ -95,18 +99,18 @@ std::shared_ptr<const std::string> ReferenceStore::find(std::string_view group, 
 }
 
 void ReferenceStore::set_served(std::string_view group, std::string_view kind, bool served) {
-  std::string key = std::string(group) + "/" + std::string(kind);
+  std::string entry = kind_key(group, kind);
   std::unique_lock lock(mutex_);
   if (served)
-    unserved_kinds_.erase(key);
+    unserved_kinds_.erase(entry);
   else
-    unserved_kinds_.insert(std::move(key));
+    unserved_kinds_.insert(std::move(entry));
 }
 
 bool ReferenceStore::known_unserved(std::string_view group, std::string_view kind) const {
-  const std::string key = std::string(group) + "/" + std::string(kind);
+  const std::string entry = kind_key(group, kind);
   std::shared_lock lock(mutex_);
-  return unserved_kinds_.contains(key);
+  return unserved_kinds_.contains(entry);
 }
 
 size_t ReferenceStore::size() const {

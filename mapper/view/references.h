@@ -42,12 +42,13 @@ class ReferenceStore {
   bool known_unserved(std::string_view group, std::string_view kind) const;
 
  private:
+  static std::string kind_key(std::string_view group, std::string_view kind);  // "group/kind/": its objects' prefix
   static std::string key(std::string_view group, std::string_view kind, std::string_view namespace_name,
                          std::string_view name);
   mutable std::shared_mutex mutex_;
   std::map<std::string, std::shared_ptr<const std::string>, std::less<>> objects_;
-  std::set<std::string, std::less<>> listed_kinds_;    // group/kind
-  std::set<std::string, std::less<>> unserved_kinds_;  // group/kind
+  std::set<std::string, std::less<>> listed_kinds_;    // kind_key()
+  std::set<std::string, std::less<>> unserved_kinds_;  // kind_key()
 };
 
 // The document a definition with references reads: {object, references: {name: object}} evaluated by its
