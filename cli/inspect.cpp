@@ -11,6 +11,7 @@
 #include "mapper/view/view_json.h"
 #include "mapper/view/workload_view.h"
 #include "policy/gang_values.h"
+#include "policy/owners.h"
 
 namespace wm::cli {
 
@@ -119,32 +120,39 @@ int inspect(const InspectOptions& o) {
   int failures = for_each_workload(o.files, *catalog, [&](Workload& w) {
     if (!w.match.definition) return print_unknown(w, json, first);
     // As the profile's scheduler counts this kind, else by the definitions' own minimums.
+    const bool standalone = !policy::owners_of(w.doc.root()).controller;
     view::ViewOptions counted =
-        profile ? policy::view_options_for(*profile, w.match.definition->gvk.group, w.kind) : view::ViewOptions{};
+        profile ? policy::view_options_for(*profile, w.match.definition->gvk.group, w.kind, standalone, &w.doc)
+                : view::ViewOptions{};
     counted.status = o.status;
     counted.inspect_detail = true;
     counted.catalog = &*catalog;
     counted.references = references.get();
     counted.devices = &policy->devices();
     view::WorkloadView view = view::build_view(*w.match.definition, w.doc, counted);
-    std::vector<std::string> pod_groups;
+    policy::GangObjects objects;
     if (profile) {
-      pod_groups = pod_groups_for(*profile, view, w.doc.root(), queue);
+      objects = gang_objects_for(*profile, view, w.doc, queue);
       name_gangs_as_profile(view);
     }
+    const std::vector<std::string>& pod_groups = objects.pod_groups;
     if (json) {
       std::string out = view::view_json(view);
       if (profile) {  // the profile, its rule and the objects it needs first, then the view
         std::string head = R"({"profile":)" + json::json_string(profile->name) + R"(,"gangRule":")" +
                            view::gang_rule_name(profile->gang_rule) + R"(","podGroups":[)";
         for (size_t i = 0; i < pod_groups.size(); ++i) head += (i ? "," : "") + pod_groups[i];
-        out = head + "]," + out.substr(1);
+        head += "],";
+        if (!objects.workload.empty()) head += R"("workload":)" + objects.workload + ",";
+        out = head + out.substr(1);
       }
       std::cout << (first ? "" : ",") << out;
       first = false;
     } else {
       print_table(view, w);
+      if (!objects.workload.empty()) std::cout << "workload " << objects.workload << "\n";
       for (const auto& pg : pod_groups) std::cout << "podGroup " << pg << "\n";
+      if (!objects.no_workload.empty()) std::cout << "no workload object: " << objects.no_workload << "\n";
       if (!pod_groups.empty()) std::cout << "\n";
     }
   });

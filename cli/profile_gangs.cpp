@@ -2,15 +2,17 @@
 
 #include "mapper/view/gangs.h"
 #include "policy/gang_values.h"
+#include "policy/owners.h"
 
 namespace wm::cli {
 
-std::vector<std::string> pod_groups_for(const policy::SchedulerProfile& profile, const view::WorkloadView& view,
-                                        simdjson::dom::element root, const std::string& queue) {
-  const policy::ProfileEdits& edits = policy::Policy::edits_for(profile, view.gvk.group, view.gvk.kind);
-  if (!edits.pod_group) return {};
+policy::GangObjects gang_objects_for(const policy::SchedulerProfile& profile, const view::WorkloadView& view,
+                                     json::ObjectDocument& doc, const std::string& queue) {
+  const policy::ProfileEdits& edits = policy::Policy::edits_for(profile, view.gvk.group, view.gvk.kind,
+                                                                !policy::owners_of(doc.root()).controller, &doc);
   const std::string workload = view.name.empty() ? view.generate_name : view.name;
-  return policy::pod_group_objects(*edits.pod_group, view, profile.gang_rule, root, workload, queue);
+  return policy::gang_objects(edits.pod_group.get(), edits.workload.get(), view, profile.gang_rule, doc.root(),
+                              workload, queue);
 }
 
 void name_gangs_as_profile(view::WorkloadView& view) {

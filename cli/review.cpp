@@ -11,6 +11,7 @@
 #include "cli/profile_gangs.h"
 #include "mapper/expr/json_patch_apply.h"
 #include "mapper/view/gangs.h"
+#include "policy/owners.h"
 #include "webhook/admission.h"
 
 namespace wm::cli {
@@ -59,7 +60,8 @@ std::optional<Answer> answer_of(const webhook::AdmissionResult& result, simdjson
 }
 
 void print_json(const Answer& mutate, const Answer& validate, const std::string& rule, const std::string& profile,
-                const view::WorkloadView* view, const std::vector<std::string>& pod_groups) {
+                const view::WorkloadView* view, const policy::GangObjects& objects) {
+  const std::vector<std::string>& pod_groups = objects.pod_groups;
   const bool allowed = mutate.allowed && validate.allowed;
   std::string out = R"({"allowed":)" + std::string(allowed ? "true" : "false");
   out += R"(,"message":)" + json::json_string(!mutate.allowed ? mutate.message : validate.message);
@@ -81,11 +83,13 @@ void print_json(const Answer& mutate, const Answer& validate, const std::string&
     }
   out += R"(],"podGroups":[)";
   for (size_t i = 0; i < pod_groups.size(); ++i) out += (i ? "," : "") + pod_groups[i];
-  std::cout << out << "]}\n";
+  out += "]";
+  if (!objects.workload.empty()) out += R"(,"workload":)" + objects.workload;
+  std::cout << out << "}\n";
 }
 
 void print_text(const Answer& mutate, const Answer& validate, const std::string& rule, const std::string& profile,
-                const view::WorkloadView* view, const std::vector<std::string>& pod_groups) {
+                const view::WorkloadView* view, const policy::GangObjects& objects) {
   if (!mutate.allowed)
     std::cout << "refused at mutation: " << mutate.message << "\n";
   else if (!validate.allowed)
@@ -98,7 +102,8 @@ void print_text(const Answer& mutate, const Answer& validate, const std::string&
   if (view)
     for (const auto& g : view->gangs)
       std::cout << "gang " << g.name << ": min member " << g.min_member << " of " << g.pods << " pods\n";
-  for (const auto& pg : pod_groups) std::cout << "podGroup " << pg << "\n";
+  if (!objects.workload.empty()) std::cout << "workload " << objects.workload << "\n";
+  for (const auto& pg : objects.pod_groups) std::cout << "podGroup " << pg << "\n";
   for (const auto* answer : {&mutate, &validate})
     for (const auto& w : answer->warnings) std::cout << "warning: " << w << "\n";
 }
@@ -141,11 +146,12 @@ int review(const ReviewOptions& o) {
   const policy::Rule* rule = state.policy->match(namespace_name, group, kind);
   const catalog::Catalog::Match match = state.catalog->find(json::string_at(root, "/apiVersion"), kind);
   std::optional<view::WorkloadView> view;
-  std::vector<std::string> pod_groups;
+  policy::GangObjects objects;
   std::optional<json::ObjectDocument> doc;
   if (rule && rule->profile && match.definition) {
     doc.emplace(root);
-    view::ViewOptions options = policy::view_options_for(*rule->profile, group, kind);
+    view::ViewOptions options =
+        policy::view_options_for(*rule->profile, group, kind, !policy::owners_of(root).controller, &*doc);
     options.inspect_detail = true;
     options.catalog = state.catalog.get();
     options.references = state.references.get();
@@ -154,12 +160,12 @@ int review(const ReviewOptions& o) {
     view = view::build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(kQueueAnnotation).get_string().get(queue)) queue = {};
-    pod_groups = pod_groups_for(*rule->profile, *view, root, std::string(queue));
+    objects = gang_objects_for(*rule->profile, *view, *doc, std::string(queue));
     name_gangs_as_profile(*view);
   }
   const std::string rule_name = rule ? rule->name : "", profile = rule && rule->profile ? rule->profile->name : "";
   (o.format == "json" ? print_json : print_text)(*mutate, *validate, rule_name, profile, view ? &*view : nullptr,
-                                                 pod_groups);
+                                                 objects);
   return mutate->allowed && validate->allowed ? kOk : kInvalid;
 }
 

@@ -1,6 +1,7 @@
 #include "controllers/pod_group_plan.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "base/json/json_patch.h"
 #include "base/json/json_pointer.h"
@@ -51,8 +52,11 @@ std::map<std::string, catalog::GroupVersionKind> kinds_needing_pod_groups(const 
       const bool kind_ok = std::any_of(rule.kinds.begin(), rule.kinds.end(), [&](const std::string& k) {
         return policy::kind_matches(k, d->gvk.group, d->gvk.kind);
       });
-      if (kind_ok && (policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, true).pod_group ||
-                      policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, false).pod_group))
+      auto makes_objects = [&](bool standalone) {
+        const auto& edits = policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, standalone);
+        return edits.pod_group || edits.workload;
+      };
+      if (kind_ok && (makes_objects(true) || makes_objects(false)))
         wanted.emplace(d->gvk.group + "/" + d->gvk.kind, d->gvk);
     }
   return wanted;
@@ -68,24 +72,34 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
   if (!match.definition || !profile) return Error{"its kind or its profile (" + profile_name + ") is no longer known"};
   const auto& gvk = match.definition->gvk;
   const bool standalone = !policy::owners_of(workload).controller;
-  const policy::ProfileEdits& edits = policy::Policy::edits_for(*profile, gvk.group, gvk.kind, standalone);
-  DesiredPodGroups desired;
-  if (!edits.pod_group) return desired;  // none: any it has go
-
   json::ObjectDocument doc(workload);
-  view::ViewOptions options = policy::view_options_for(*profile, gvk.group, gvk.kind, standalone);
+  const policy::ProfileEdits& edits = policy::Policy::edits_for(*profile, gvk.group, gvk.kind, standalone, &doc);
+  DesiredPodGroups desired;
+  if (!edits.pod_group && !edits.workload) return desired;  // none: any it has go
+
+  view::ViewOptions options = policy::view_options_for(*profile, gvk.group, gvk.kind, standalone, &doc);
   options.catalog = state.catalog.get();
   options.references = state.references.get();
   options.devices = &state.policy->devices();
   const view::WorkloadView view = view::build_view(*match.definition, doc, options);
+  // Gangs from a view with problems may be wrong: nothing changes until the workload does (what it has stays).
+  if (!view.problems.empty()) return Error{"workload-map cannot understand it: " + view.problems.front()};
   std::string group_name(json::string_at(workload, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
   if (group_name.empty()) group_name = json::string_at(workload, "/metadata/name");
   const std::string queue(json::string_at(workload, json::pointer_child("/metadata/annotations", kQueueAnnotation)));
+  policy::GangObjects objects = policy::gang_objects(edits.pod_group.get(), edits.workload.get(), view,
+                                                     profile->gang_rule, workload, group_name, queue);
+  desired.no_workload = std::move(objects.no_workload);
+  const bool has_workload = !objects.workload.empty();
+  std::vector<std::string> made;  // the workload object first
+  if (has_workload) made.push_back(std::move(objects.workload));
+  std::move(objects.pod_groups.begin(), objects.pod_groups.end(), std::back_inserter(made));
   simdjson::dom::parser object_parser;
-  for (const auto& object_json :
-       policy::pod_group_objects(*edits.pod_group, view, profile->gang_rule, workload, group_name, queue)) {
+  for (size_t i = 0; i < made.size(); ++i) {
+    const std::string& object_json = made[i];
     simdjson::dom::element object;
-    if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS) continue;
+    if (object_parser.parse(object_json).get(object) != simdjson::SUCCESS)
+      return Error{"its profile's object is not JSON: " + object_json, ErrorCode::Internal};
     const auto [group, version] = json::split_api_version(json::string_at(object, "/apiVersion"));
     auto resource = find(std::string(group), std::string(version), std::string(json::string_at(object, "/kind")));
     if (!resource) return resource.failure();
@@ -95,7 +109,9 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
     if (!body) return body.failure();
     const std::string path = resource->path(object_namespace);
     desired.resources.emplace(path, *resource);
-    desired.bodies[{path, std::string(json::string_at(object, "/metadata/name"))}] = std::move(*body);
+    PodGroupPlace place{path, std::string(json::string_at(object, "/metadata/name"))};
+    if (i == 0 && has_workload) desired.workload = place;
+    desired.bodies[place] = std::move(*body);
   }
   return desired;
 }
@@ -106,6 +122,8 @@ PodGroupWrites plan_pod_group_writes(const DesiredPodGroups& desired,
   for (const auto& [place, body] : desired.bodies)
     if (auto it = applied.find(place); it == applied.end() || it->second != body)
       writes.apply.emplace_back(place, &body);
+  std::stable_partition(writes.apply.begin(), writes.apply.end(),
+                        [&](const auto& write) { return desired.workload && write.first == *desired.workload; });
   for (const auto& [place, body] : applied)
     if (!desired.bodies.count(place)) writes.remove.push_back(place);
   return writes;

@@ -181,6 +181,12 @@ Result<void> PodGroupController::reconcile_one(const std::string& key) {
   const bool first_look = applied.uid != uid;
   if (first_look) applied = Applied{uid, {}};
   PodGroupWrites writes = plan_pod_group_writes(*desired, applied.objects);
+  // Said with the writes it explains (the gangs' PodGroups, standing alone), not on every look.
+  if (!desired->no_workload.empty() && !writes.apply.empty()) {
+    cluster_.log.log(LogLevel::Warn, "no workload object for a workload",
+                     {{"workload", key}, {"problem", desired->no_workload}});
+    cluster_.events.warning(reference_to(root), "NoWorkloadObject", desired->no_workload);
+  }
   if (auto done = apply(key, root, writes, applied); !done) return done;
   if (first_look) {  // what was adopted may hold PodGroups to delete: planned again
     if (auto adopted = adopt(uid, *desired, applied); !adopted) {
@@ -219,31 +225,42 @@ void PodGroupController::forget(const std::string& key) {
     cluster_.events.forget(kind, namespace_name, name);
 }
 
+namespace {
+
+// "podgroup/train", "workload/train": the object a write is about, as kubectl names it, for logs and Events.
+std::string object_named(const PodGroupPlace& place) {
+  std::string plural = place.first.substr(place.first.rfind('/') + 1);
+  if (plural.size() > 1 && plural.back() == 's') plural.pop_back();
+  return plural + "/" + place.second;
+}
+
+}  // namespace
+
 Result<void> PodGroupController::apply(const std::string& key, simdjson::dom::element root,
                                        const PodGroupWrites& writes, Applied& applied) {
   const std::string kind(json::string_at(root, "/kind"));
   for (const auto& [place, body] : writes.apply) {
+    const std::string object = object_named(place);
     kube::Response r = cluster_.api.request(
         "PATCH", place.first + "/" + kube::url_encode(place.second) + "?fieldManager=workload-map&force=true", *body,
         kube::kApplyPatch);
     if (!r.ok()) {
       cluster_.log.log(LogLevel::Warn, "cannot apply a PodGroup (retrying)",
-                       {{"workload", key}, {"podGroup", place.second}, {"problem", r.describe()}});
-      cluster_.events.warning(reference_to(root), "PodGroupFailed",
-                              "cannot apply PodGroup " + place.second + ": " + r.describe());
+                       {{"workload", key}, {"podGroup", object}, {"problem", r.describe()}});
+      cluster_.events.warning(reference_to(root), "PodGroupFailed", "cannot apply " + object + ": " + r.describe());
       cluster_.metrics.add_counter(kPodGroupErrorsMetric, {{"kind", kind}});
       applied.uid.clear();
-      return r.failure_to_retry("apply PodGroup " + place.second);
+      return r.failure_to_retry("apply " + object);
     }
     // An apply answers 201 when it created the object. A 200 on first look is one a previous leader wrote, which
     // this one only re-asserts: no Event.
     const bool created = r.status == 201, updated = !created && applied.objects.count(place);
     if (created || updated)
       cluster_.events.normal(reference_to(root), created ? "PodGroupCreated" : "PodGroupUpdated",
-                             (created ? "created PodGroup " : "updated PodGroup ") + place.second);
+                             (created ? "created " : "updated ") + object);
     applied.objects[place] = *body;
     cluster_.metrics.add_counter(kPodGroupsAppliedMetric, {{"kind", kind}});
-    cluster_.log.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", place.second}});
+    cluster_.log.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", object}});
   }
   return {};
 }
@@ -278,16 +295,16 @@ Result<void> PodGroupController::prune(const std::string& key, simdjson::dom::el
                                        const PodGroupWrites& writes, Applied& applied) {
   const std::string kind(json::string_at(root, "/kind"));
   for (const auto& place : writes.remove) {
+    const std::string object = object_named(place);
     kube::Response r = cluster_.api.request("DELETE", place.first + "/" + kube::url_encode(place.second));
     if (!r.ok() && r.status != 404) {
       cluster_.log.log(LogLevel::Warn, "cannot delete a PodGroup its workload no longer has (retrying)",
-                       {{"workload", key}, {"podGroup", place.second}, {"problem", r.describe()}});
-      return r.failure_to_retry("delete PodGroup " + place.second);
+                       {{"workload", key}, {"podGroup", object}, {"problem", r.describe()}});
+      return r.failure_to_retry("delete " + object);
     }
     cluster_.metrics.add_counter(kPodGroupsDeletedMetric, {{"kind", kind}});
-    cluster_.log.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", place.second}});
-    cluster_.events.normal(reference_to(root), "PodGroupDeleted",
-                           "deleted PodGroup " + place.second + ": its gang is gone");
+    cluster_.log.log(LogLevel::Info, "PodGroup deleted", {{"workload", key}, {"podGroup", object}});
+    cluster_.events.normal(reference_to(root), "PodGroupDeleted", "deleted " + object + ": its gang is gone");
     applied.objects.erase(place);
   }
   return {};

@@ -31,10 +31,12 @@ std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::
 std::map<std::string, catalog::GroupVersionKind> pod_group_kinds(const policy::AdmissionState& state) {
   std::map<std::string, catalog::GroupVersionKind> out;
   if (!state.policy) return out;
+  auto add_kind = [&](const policy::ObjectTemplate* t) {
+    if (t && t->object_kind()) out.emplace(t->object_kind()->group + "/" + t->object_kind()->kind, *t->object_kind());
+  };
   auto add = [&](const policy::ProfileEdits& edits) {
-    if (edits.pod_group && edits.pod_group->object_kind())
-      out.emplace(edits.pod_group->object_kind()->group + "/" + edits.pod_group->object_kind()->kind,
-                  *edits.pod_group->object_kind());
+    add_kind(edits.pod_group.get());
+    if (edits.workload) add_kind(&edits.workload->object);
   };
   for (const auto& rule : state.policy->rules()) {  // the profiles in use: an unused one's kind is no one's concern
     if (!rule.profile) continue;

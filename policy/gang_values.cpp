@@ -1,7 +1,9 @@
 #include "policy/gang_values.h"
 
 #include <algorithm>
+#include <cctype>
 
+#include "base/json/json_read.h"
 #include "base/json/json_writer.h"
 #include "mapper/view/resources.h"
 #include "mapper/view/view_json.h"
@@ -107,37 +109,117 @@ std::string first_priority_class(const view::WorkloadView& view, simdjson::dom::
   return {};
 }
 
-std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, const view::WorkloadView& view,
-                                           view::GangRule rule, simdjson::dom::element root,
-                                           const std::string& workload_name, const std::string& queue) {
+namespace {
+
+// A gang's name as a DNS label (a Workload's template names must be: lower case, letters, digits and '-', at most 63,
+// no dots, where a wrapped component's gang is "<wrapped>.<gang>"), kept apart from the names before it.
+std::vector<std::string> template_names(const std::vector<const view::GangGroupView*>& gangs) {
+  std::vector<std::string> out;
+  for (const auto* g : gangs) {
+    std::string name;
+    for (char c : g->name) {
+      const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      name.push_back((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') ? l : '-');
+    }
+    if (name.size() > 56) name.resize(56);  // room for a "-<n>" that tells two apart
+    while (!name.empty() && name.back() == '-') name.pop_back();
+    while (!name.empty() && name.front() == '-') name.erase(name.begin());
+    if (name.empty()) name = "gang";
+    const std::string base = name;
+    for (int n = 2; std::find(out.begin(), out.end(), name) != out.end(); ++n) name = base + "-" + std::to_string(n);
+    out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string no_workload_object(const WorkloadTemplate& workload, const view::WorkloadView& view) {
+  const size_t max = workload.max_pod_group_templates;
+  const auto gangs = static_cast<size_t>(std::count_if(
+      view.gangs.begin(), view.gangs.end(), [](const view::GangGroupView& g) { return !g.made_by_operator; }));
+  if (!max || gangs <= max) return {};
+  const auto& kind = workload.object.object_kind();
+  return "its " + std::to_string(gangs) + " gangs are more than the " + std::to_string(max) + " one " +
+         (kind ? kind->kind : std::string("workload object")) + " holds: each gang's PodGroup stands alone";
+}
+
+GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate* workload,
+                         const view::WorkloadView& view, view::GangRule rule, simdjson::dom::element root,
+                         const std::string& workload_name, const std::string& queue) {
+  GangObjects out;
+  if (!pod_group && !workload) return out;
   const std::string priority_class = first_priority_class(view, root);
+  const std::string api_version(json::string_at(root, "/apiVersion"));
+  const auto slash = api_version.find('/');
+  const std::string api_group = slash == std::string::npos ? "" : api_version.substr(0, slash);
   TemplateValues values;
   values.name = workload_name;
   values.namespace_name = view.namespace_name;
   values.kind = view.gvk.kind;
+  values.api_group = api_group;
+  values.object_name = view.name;
   values.queue = queue;
   values.priority_class_name = priority_class;
   values.pods = view.total_pods;
   values.gpus = view::gpu_count(view.total_requests);
-  std::vector<std::string> out;
+  struct Gang {
+    const view::GangGroupView* gang;
+    std::string resources, task_mins, template_name;
+  };
+  std::vector<Gang> ours;
+  std::vector<const view::GangGroupView*> gangs;
   for (const auto& g : view.gangs) {
     if (g.made_by_operator) continue;  // the operator makes its own gangs' objects
-    const std::string name = view::gang_object_name(workload_name, view.gangs, g);
     auto members = view::gang_members(g, view.components, rule);
-    const std::string resources = view::resources_json(view::gang_min_resources(members));
-    const std::string task_mins = task_min_members_json(members);
-    values.gang_size = g.min_member;
-    if (g.replica_key_path.empty()) {
+    ours.push_back({&g, view::resources_json(view::gang_min_resources(members)), task_min_members_json(members), ""});
+    gangs.push_back(&g);
+  }
+  if (workload) {
+    const std::vector<std::string> names = template_names(gangs);
+    for (size_t i = 0; i < ours.size(); ++i) ours[i].template_name = names[i];
+  }
+  if (workload) out.no_workload = no_workload_object(*workload, view);
+  if (workload && out.no_workload.empty()) {
+    if (!ours.empty()) {
+      std::string entries = "[";
+      for (const auto& g : ours) {
+        values.gang_size = g.gang->min_member;
+        values.gang_template = g.template_name;
+        if (entries.size() > 1) entries.push_back(',');
+        entries += workload->pod_group_template.render_json(values, {g.resources, g.task_mins});
+      }
+      entries.push_back(']');
+      values.gang_size = 0;
+      values.gang_template = {};
+      out.workload = workload->object.render_json(values, {{}, {}, entries});
+    }
+  }
+  if (!pod_group) return out;
+  // Only a workload object that was made is named by the PodGroups.
+  std::string workload_object;
+  if (!out.workload.empty()) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element made;
+    if (parser.parse(out.workload).get(made) == simdjson::SUCCESS)
+      workload_object = std::string(json::string_at(made, "/metadata/name"));
+  }
+  values.workload_object = workload_object;
+  for (const auto& [g, resources, task_mins, template_name] : ours) {
+    const std::string name = view::gang_object_name(workload_name, view.gangs, *g);
+    values.gang_size = g->min_member;
+    if (!workload_object.empty()) values.gang_template = template_name;  // a template of a Workload that is made
+    if (g->replica_key_path.empty()) {
       values.group = name;
-      out.push_back(pod_group.render_json(values, {resources, task_mins}));
+      out.pod_groups.push_back(pod_group->render_json(values, {resources, task_mins}));
       continue;
     }
     // One per replica, named as each pod's admission names its copy: "<name>-<replica key>". The replica keys of the
     // catalog's replicated kinds are the replica's index (LeaderWorkerSet's group-index, Grove's replica-index).
-    for (long long r = 0; r < g.copies; ++r) {
+    for (long long r = 0; r < g->copies; ++r) {
       const std::string copy = name + "-" + std::to_string(r);
       values.group = copy;
-      out.push_back(pod_group.render_json(values, {resources, task_mins}));
+      out.pod_groups.push_back(pod_group->render_json(values, {resources, task_mins}));
     }
   }
   return out;

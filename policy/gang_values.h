@@ -23,10 +23,21 @@ std::string task_min_members_json(const std::vector<view::GangMember>& members);
 // The spec.priorityClassName of the first pod template that sets one, or "".
 std::string first_priority_class(const view::WorkloadView& view, simdjson::dom::element root);
 
-// The objects a profile's podGroup template gives for the view's gangs, one per gang name the pods carry, as JSON.
+// What a profile's object templates give for the view's gangs, as JSON: one PodGroup (`pod_group`) per gang name the
+// pods carry and, with a `workload` template, the one object that holds an entry per gang of the definition (a gang
+// repeated per replica once), which each PodGroup then names ({{workloadObject}}, {{gangTemplate}}). A workload with
+// more gangs than that object may hold gets none: its PodGroups stand alone, and `no_workload` says why.
 // `root` is the object; `workload_name` the gang name its admission chose; `queue` its queue ("" for none).
-std::vector<std::string> pod_group_objects(const ObjectTemplate& pod_group, const view::WorkloadView& view,
-                                           view::GangRule rule, simdjson::dom::element root,
-                                           const std::string& workload_name, const std::string& queue);
+struct GangObjects {
+  std::vector<std::string> pod_groups;
+  std::string workload;     // "" when the profile has no workload template or the gangs do not fit one
+  std::string no_workload;  // why the profile's workload template gave no object, when its gangs do not fit one
+};
+// Why the view's gangs get no object from `workload` (more gangs than it may hold), or "" when they do.
+std::string no_workload_object(const WorkloadTemplate& workload, const view::WorkloadView& view);
+
+GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate* workload,
+                         const view::WorkloadView& view, view::GangRule rule, simdjson::dom::element root,
+                         const std::string& workload_name, const std::string& queue);
 
 }  // namespace wm::policy

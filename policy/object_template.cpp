@@ -9,7 +9,16 @@
 namespace wm::policy {
 
 struct ObjectTemplate::Node {
-  enum class Kind { Map, Sequence, Text, Raw, Count, GangResources, TaskMinMembers } kind = Kind::Text;
+  enum class Kind {
+    Map,
+    Sequence,
+    Text,
+    Raw,
+    Count,
+    GangResources,
+    TaskMinMembers,
+    PodGroupTemplates
+  } kind = Kind::Text;
   std::vector<std::string> keys;      // Map: the key of each child
   std::vector<Node> children;         // Map, Sequence
   std::optional<ValueTemplate> text;  // Text, Count
@@ -56,8 +65,10 @@ Result<Node> parse_node(const YAML::Node& n, const std::string& field) {
     }
   } else if (n.IsScalar()) {
     const std::string whole = whole_variable(n.Scalar());
-    if (whole == "gangResources" || whole == "taskMinMembers") {
-      out.kind = whole == "gangResources" ? Node::Kind::GangResources : Node::Kind::TaskMinMembers;
+    if (whole == "gangResources" || whole == "taskMinMembers" || whole == "podGroupTemplates") {
+      out.kind = whole == "gangResources"    ? Node::Kind::GangResources
+                 : whole == "taskMinMembers" ? Node::Kind::TaskMinMembers
+                                             : Node::Kind::PodGroupTemplates;
       return out;
     }
     if (plain_non_string(n)) {
@@ -75,7 +86,8 @@ Result<Node> parse_node(const YAML::Node& n, const std::string& field) {
   return out;
 }
 
-// Appends the node's JSON; false when it renders to nothing (an empty text or object), so its key is left out.
+// Appends the node's JSON; false when it renders to nothing (an empty text or object, a map whose every key is left
+// out: a PodGroup's workloadRef when there is no Workload), so its key is left out.
 bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects, std::string& out) {
   switch (n.kind) {
     case Node::Kind::Map: {
@@ -92,7 +104,7 @@ bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects,
           out.resize(mark);
       }
       out.push_back('}');
-      return true;
+      return !first || n.children.empty();  // a literal {} stays
     }
     case Node::Kind::Sequence: {
       out.push_back('[');
@@ -115,9 +127,12 @@ bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects,
       n.text->render_into(out, v);
       return true;
     case Node::Kind::GangResources:
-    case Node::Kind::TaskMinMembers: {
-      std::string_view json = n.kind == Node::Kind::GangResources ? objects.gang_resources : objects.task_min_members;
-      if (json.empty() || json == "{}") return false;
+    case Node::Kind::TaskMinMembers:
+    case Node::Kind::PodGroupTemplates: {
+      std::string_view json = n.kind == Node::Kind::GangResources    ? objects.gang_resources
+                              : n.kind == Node::Kind::TaskMinMembers ? objects.task_min_members
+                                                                     : objects.pod_group_templates;
+      if (json.empty() || json == "{}" || json == "[]") return false;
       out += json;
       return true;
     }

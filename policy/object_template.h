@@ -1,7 +1,7 @@
 // An object a profile describes as data (the PodGroup a scheduler needs per gang): a YAML tree whose string leaves
 // are value templates. A leaf that is a single count ({{gangSize}}, {{pods}}, {{gpus}}) becomes a number, a leaf
-// that is a single object variable ({{gangResources}}, {{taskMinMembers}}) becomes that object, and a leaf that
-// renders empty (no queue, say) is left out with its key.
+// that is a single object variable ({{gangResources}}, {{taskMinMembers}}, {{podGroupTemplates}}) becomes that object,
+// and a leaf that renders empty (no queue, say) is left out with its key, as is a map all of whose keys are.
 #pragma once
 
 #include <memory>
@@ -23,6 +23,8 @@ namespace wm::policy {
 struct ObjectValues {
   std::string_view gang_resources;    // {"cpu": "24", ...}: what the gang's minimum asks for
   std::string_view task_min_members;  // {"<instance>": n, ...}
+  // [...]: the profile's podGroupTemplate rendered for each gang of the workload (a Workload's podGroupTemplates)
+  std::string_view pod_group_templates;
 };
 
 class ObjectTemplate {
@@ -38,6 +40,13 @@ class ObjectTemplate {
  private:
   std::shared_ptr<const Node> root_;
   std::optional<catalog::GroupVersionKind> object_kind_;
+};
+
+// A profile's `workload`: the object made once per workload, the entry it holds per gang of the workload's definition
+// ({{podGroupTemplates}}), and how many entries one object may hold (0: no limit).
+struct WorkloadTemplate {
+  ObjectTemplate object, pod_group_template;
+  size_t max_pod_group_templates = 0;
 };
 
 }  // namespace wm::policy

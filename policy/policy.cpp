@@ -46,6 +46,17 @@ class PolicyReader : public yaml::YamlReader {
   ProfileEdits edits(const YAML::Node& node, const std::string& field, bool is_override) {
     ProfileEdits e;
     if (node["schedulerName"].IsDefined()) e.scheduler_name = node["schedulerName"].Scalar();
+    if (YAML::Node g = node["podSchedulingGroup"]; g.IsDefined()) {
+      if (g.IsNull() && is_override) {
+        e.removes_pod_scheduling_group = true;
+      } else if (auto t = g.IsScalar() ? ValueTemplate::parse(g.Scalar())
+                                       : Result<ValueTemplate>(Error{"must be a value"})) {
+        e.pod_scheduling_group = std::move(*t);
+      } else {
+        error(g, field + ".podSchedulingGroup",
+              g.IsNull() ? "null removes it, which only an override can do" : t.error());
+      }
+    }
     if (YAML::Node m = node["minimums"]; m.IsDefined()) {
       if (m.IsScalar() && !m.Scalar().empty())
         e.minimums = m.Scalar();
@@ -68,6 +79,32 @@ class PolicyReader : public yaml::YamlReader {
       } else {
         error(pg, field + ".podGroup",
               pg.IsNull() ? "null drops the profile's podGroup, which only an override can do" : t.error());
+      }
+    }
+    if (YAML::Node w = node["workload"]; w.IsDefined()) {
+      if (w.IsNull() && is_override) {
+        e.removes_workload = true;
+      } else if (w.IsNull()) {
+        error(w, field + ".workload", "null drops the profile's workload, which only an override can do");
+      } else if (map(w, field + ".workload", {"object", "podGroupTemplate", "maxPodGroupTemplates"})) {
+        auto object = ObjectTemplate::parse(w["object"], field + ".workload.object");
+        auto entry = ObjectTemplate::parse(w["podGroupTemplate"], field + ".workload.podGroupTemplate");
+        if (!object) error(w["object"].IsDefined() ? w["object"] : w, field + ".workload.object", object.error());
+        if (!entry)
+          error(w["podGroupTemplate"].IsDefined() ? w["podGroupTemplate"] : w, field + ".workload.podGroupTemplate",
+                entry.error());
+        size_t max = 0;
+        if (YAML::Node m = w["maxPodGroupTemplates"]; m.IsDefined()) {
+          try {
+            const long long n = m.as<long long>();
+            if (n < 1) throw YAML::Exception(YAML::Mark(), "");
+            max = static_cast<size_t>(n);
+          } catch (const YAML::Exception&) {
+            error(m, field + ".workload.maxPodGroupTemplates", "must be a whole number, 1 or more");
+          }
+        }
+        if (object && entry)
+          e.workload = std::make_shared<const WorkloadTemplate>(WorkloadTemplate{*object, *entry, max});
       }
     }
     e.note_costly_values();
@@ -177,8 +214,8 @@ const view::DeviceClassMapping& builtin_devices() {
 std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
   const std::string field = "schedulerProfiles." + name;
   if (!r.map(node, field,
-             {"schedulerName", "gangRule", "minimums", "queues", "podLabels", "podAnnotations", "workloadLabels",
-              "workloadAnnotations", "podGroup", "overrides"}))
+             {"schedulerName", "gangRule", "minimums", "queues", "podLabels", "podAnnotations", "podSchedulingGroup",
+              "workloadLabels", "workloadAnnotations", "podGroup", "workload", "overrides"}))
     return nullptr;
   auto profile = std::make_unique<SchedulerProfile>();
   profile->name = name;
@@ -195,12 +232,23 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
   for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
     const std::string of = field + ".overrides[" + std::to_string(i) + "]";
     if (!r.map(overrides[i], of,
-               {"kinds", "standalone", "schedulerName", "minimums", "podLabels", "podAnnotations", "workloadLabels",
-                "workloadAnnotations", "podGroup"}))
+               {"kinds", "standalone", "when", "schedulerName", "minimums", "podLabels", "podAnnotations",
+                "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "podGroup", "workload"}))
       continue;
-    profile->overrides.push_back({r.strings(overrides[i]["kinds"], of + ".kinds"),
-                                  r.boolean(overrides[i]["standalone"], of + ".standalone", false),
-                                  merged_edits(profile->edits, r.edits(overrides[i], of, true))});
+    SchedulerProfile::Override o{r.strings(overrides[i]["kinds"], of + ".kinds"),
+                                 r.boolean(overrides[i]["standalone"], of + ".standalone", false), nullptr, "",
+                                 merged_edits(profile->edits, r.edits(overrides[i], of, true))};
+    if (YAML::Node when = overrides[i]["when"]; when.IsDefined()) {
+      auto compiled = when.IsScalar() ? expr::PathExpression::compile(when.Scalar())
+                                      : Result<expr::PathExpression>(Error{"must be a jq expression"});
+      if (compiled) {
+        o.when = std::make_shared<const expr::PathExpression>(std::move(*compiled));
+        o.when_source = when.Scalar();
+      } else {
+        r.error(when, of + ".when", compiled.error());
+      }
+    }
+    profile->overrides.push_back(std::move(o));
   }
   return profile;
 }
@@ -345,7 +393,7 @@ bool ProfileEdits::uses(const char* variable) const {
   for (const TemplatePairs* list : {&pod_labels, &pod_annotations, &workload_labels, &workload_annotations})
     for (const auto& [key, t] : *list)
       if (t.uses(variable)) return true;
-  return false;
+  return pod_scheduling_group && pod_scheduling_group->uses(variable);
 }
 
 void ProfileEdits::note_costly_values() {
@@ -354,10 +402,14 @@ void ProfileEdits::note_costly_values() {
 }
 
 view::ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                                   bool standalone) {
+                                   bool standalone, json::ObjectDocument* object) {
+  return view_options_for(profile, Policy::edits_for(profile, group, kind, standalone, object));
+}
+
+view::ViewOptions view_options_for(const SchedulerProfile& profile, const ProfileEdits& edits) {
   view::ViewOptions options;
   options.gang_rule = profile.gang_rule;
-  options.minimums = Policy::edits_for(profile, group, kind, standalone).minimums;
+  options.minimums = edits.minimums;
   return options;
 }
 
@@ -381,16 +433,31 @@ ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
   merge(out.workload_annotations, over.workload_annotations, over.removed_workload_annotations);
   if (over.removes_pod_group) out.pod_group = nullptr;
   if (over.pod_group) out.pod_group = over.pod_group;
+  if (over.removes_workload) out.workload = nullptr;
+  if (over.workload) out.workload = over.workload;
+  if (over.removes_pod_scheduling_group) out.pod_scheduling_group.reset();
+  if (over.pod_scheduling_group) out.pod_scheduling_group = over.pod_scheduling_group;
   out.note_costly_values();
   return out;
 }
 
+namespace {
+
+bool holds_for(const SchedulerProfile::Override& o, json::ObjectDocument* object) {
+  if (!o.when) return true;
+  if (!object) return false;
+  const json::EvalResult r = o.when->evaluate(*object, false);
+  return r.ok() && !r.values.empty() && r.values.front().truthy();
+}
+
+}  // namespace
+
 const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                                      bool standalone) {
+                                      bool standalone, json::ObjectDocument* object) {
   for (const auto& o : profile.overrides)
     if (standalone || !o.standalone_only)
       for (const auto& k : o.kinds)
-        if (kind_matches(k, group, kind)) return o.edits;
+        if (kind_matches(k, group, kind) && holds_for(o, object)) return o.edits;
   return profile.edits;
 }
 

@@ -8,8 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "base/json/object_document.h"
 #include "base/yaml/diagnostic.h"
 #include "mapper/catalog/definition.h"
+#include "mapper/expr/path_expression.h"
 #include "mapper/view/quantity.h"
 #include "mapper/view/workload_view.h"
 #include "policy/object_template.h"
@@ -28,6 +30,14 @@ struct ProfileEdits {
   // The object the scheduler needs per gang (a PodGroup), made after admission; an override's null drops it.
   std::shared_ptr<const ObjectTemplate> pod_group;
   bool removes_pod_group = false;
+  // The object the scheduler needs once per workload (Kubernetes' Workload), made with its PodGroups; an override's
+  // `workload: null` drops it.
+  std::shared_ptr<const WorkloadTemplate> workload;
+  bool removes_workload = false;
+  // The PodGroup a pod template names in its own spec.schedulingGroup (a root Job's: the Job controller then makes no
+  // gang of its own); not for gangs repeated per replica, whose pods each finish their name.
+  std::optional<ValueTemplate> pod_scheduling_group;
+  bool removes_pod_scheduling_group = false;
   // The definitions' named minimums this scheduler counts with (their workload-map.io/minimums), where they have
   // them; "" for their minReplicasPath.
   std::string minimums;
@@ -54,7 +64,11 @@ struct SchedulerProfile {
   struct Override {
     std::vector<std::string> kinds;  // "Pod" or "group/Kind"
     bool standalone_only = false;    // only objects no controller owns (Kueue's plain-pod groups)
-    ProfileEdits edits;              // already merged over the profile's
+    // Only objects for which this jq expression is true (a Job that asks the Job controller for its own gang): an
+    // operator that makes a scheduler's objects itself when the object says so.
+    std::shared_ptr<const expr::PathExpression> when;
+    std::string when_source;
+    ProfileEdits edits;  // already merged over the profile's
   };
   std::vector<Override> overrides;
 };
@@ -100,9 +114,10 @@ class Policy {
   // What DRA DeviceClasses count as under limits (the `devices` section); what view options point at.
   const view::DeviceClassMapping& devices() const { return devices_; }
   // The profile's edits with the first override for this kind merged over them; `standalone`: the object has no
-  // controller ownerReference.
+  // controller ownerReference. An override with a `when` applies only when `object` is given and its expression is
+  // true for it (false, or an error, passes over it).
   static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                                       bool standalone = true);
+                                       bool standalone = true, json::ObjectDocument* object = nullptr);
 
   Policy() = default;
   Policy(Policy&&) = default;
@@ -118,7 +133,9 @@ class Policy {
 
 // How the profile's scheduler counts a gang of this kind: its gang rule, and the minimums its edits for the kind name.
 view::ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                                   bool standalone = true);
+                                   bool standalone = true, json::ObjectDocument* object = nullptr);
+// The same, with the edits already chosen (Policy::edits_for).
+view::ViewOptions view_options_for(const SchedulerProfile& profile, const ProfileEdits& edits);
 
 bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind);
 // `over`'s edits over `base`'s: its scheduler name if it has one, its keys replacing or added.

@@ -15,6 +15,10 @@ struct TemplateValues {
   std::string_view name, namespace_name, kind, group, component, instance, queue;
   std::string_view priority_class_name;  // the first pod template's spec.priorityClassName
   std::string_view task_groups;          // YuniKorn's task groups of the gang, as JSON (only rendered when used)
+  // For the objects the cluster side makes: the workload's API group ("" for core) and its own metadata.name; the
+  // gang's template name in the workload object (its definition's gang name), and that object's name ("" for both
+  // when it is not made).
+  std::string_view api_group, object_name, gang_template, workload_object;
   long long gang_size = 0, pods = 0, gpus = 0;
 };
 

@@ -45,11 +45,23 @@ cp manifests/base/policy.yaml "$work/seeds-policy/"
 # The corpus kept in the tree (what earlier runs found, minimized), and a dictionary of the keys the code reads.
 for target in "${targets[@]}"; do cp tests/fuzz/corpus/$target/* "$work/seeds-$target/"; done
 tests/fuzz/make_dictionary.sh > "$work/catalog.dict"
-for target in "${targets[@]}"; do
-  echo "fuzzing $target for ${seconds}s"
+# One fuzzer per core at a time: each is single-threaded.
+fuzz_one() {
+  local target=$1
   (cd "$work" && ../tests/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 \
      -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$target-" -print_final_stats=1 -dict=catalog.dict \
-     "$target" "seeds-$target" 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|crash|Done" || true)
+     "$target" "seeds-$target" > "$target.log" 2>&1 || true)
+  echo "fuzzing $target for ${seconds}s"
+  grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|crash|Done" "$work/$target.log" || true
+}
+running=0
+for target in "${targets[@]}"; do
+  if (( running >= $(nproc) )); then wait -n; running=$((running - 1)); fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait
+for target in "${targets[@]}"; do
   if ls "$work/$target-"* >/dev/null 2>&1; then
     echo "fuzz_$target found a crash: $(ls "$work/$target-"*)" >&2
     exit 1

@@ -143,6 +143,7 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const pol
     for (auto& u : reviewer.uncounted_devices()) warnings.push_back(std::move(u));
     if (auto missing = reviewer.missing_queue(state.references.get())) warnings.push_back(std::move(*missing));
     if (auto unserved = reviewer.unserved_pod_group(state.references.get())) warnings.push_back(std::move(*unserved));
+    if (auto alone = reviewer.no_workload_object()) warnings.push_back(std::move(*alone));
     auto violations = reviewer.violations();
     if (violations.empty()) return answer.allow(Outcome::Allowed, std::move(warnings));
     std::string denial;
@@ -185,8 +186,10 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
                    ": no definition reads this version (definitions read " + match.uncovered_version_of + ")");
 
   json::ObjectDocument doc(req.object);
-  view::ViewOptions options =
-      rule->profile ? policy::view_options_for(*rule->profile, req.group, req.kind, !controller) : view::ViewOptions{};
+  static const policy::ProfileEdits no_profile;
+  const policy::ProfileEdits& edits =
+      rule->profile ? policy::Policy::edits_for(*rule->profile, req.group, req.kind, !controller, &doc) : no_profile;
+  view::ViewOptions options = rule->profile ? policy::view_options_for(*rule->profile, edits) : view::ViewOptions{};
   options.catalog = state.catalog.get();
   options.references = state.references.get();
   options.namespace_name = req.namespace_name;
@@ -195,7 +198,7 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
   if (!view.problems.empty())
     return answer.not_understood(*rule, "workload-map cannot understand " + display_name(view, req.namespace_name) +
                                             ": " + view.problems.front());
-  Reviewer reviewer(req, *rule, view, doc, !controller);
+  Reviewer reviewer(req, *rule, view, doc, edits);
   return decide(endpoint, req, *rule, reviewer, state, answer);
 }
 

@@ -99,8 +99,8 @@ json::StringPairs render(const policy::TemplatePairs& templates, const policy::T
 }  // namespace
 
 Reviewer::Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const view::WorkloadView& view,
-                   json::ObjectDocument& doc, bool standalone)
-    : req_(req), rule_(rule), view_(view), doc_(doc), profile_(profile_edits(rule, view, standalone)) {
+                   json::ObjectDocument& doc, const policy::ProfileEdits& edits)
+    : req_(req), rule_(rule), view_(view), doc_(doc), profile_(edits) {
   // The gang name chosen when the workload was created stays its name: an update of an object made from
   // generateName must not rename the gangs its pods and PodGroups already carry. It is read from the stored
   // object, so a user's own annotation, on a create or in an update, decides nothing.
@@ -136,13 +136,6 @@ std::optional<std::string> Reviewer::missing_queue(const view::ReferenceStore* q
   return display_name(view_, namespace_name_) + ": queue \"" + queue_ + "\" does not exist (no " +
          object.api_version() + " " + object.kind + " of that name in the cluster); " +
          profile_.scheduler_name.value_or(rule_.profile->name) + " leaves the workload pending until it is created";
-}
-
-const policy::ProfileEdits& Reviewer::profile_edits(const policy::Rule& rule, const view::WorkloadView& view,
-                                                    bool standalone) {
-  static const policy::ProfileEdits no_profile;
-  return rule.profile ? policy::Policy::edits_for(*rule.profile, view.gvk.group, view.gvk.kind, standalone)
-                      : no_profile;
 }
 
 std::string_view Reviewer::task_groups_of(const view::GangGroupView* gang) {
@@ -187,11 +180,15 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
       }
       edits.labels.resize(labels);
       edits.annotations.resize(annotations);
+      edits.scheduling_group.reset();
+      if (profile.pod_scheduling_group && gang && gang->replica_key_path.empty() && !names_own_group(i))
+        if (std::string group = profile.pod_scheduling_group->render(v); !group.empty())
+          edits.scheduling_group = std::move(group);
       editor.edit(i, edits, warnings);
     }
   editor.finish(doc_.root(), warnings);
   view::RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
-  if (profile_.pod_group && rule_.profile) {
+  if ((profile_.pod_group || profile_.workload) && rule_.profile) {
     // What the PodGroup controller needs to make this workload's PodGroups after admission, decided here once.
     root.labels.emplace_back(kProfileLabel, rule_.profile->name);
     root.annotations.emplace_back(kGroupNameAnnotation, name_);
@@ -204,6 +201,13 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
   }
   view::apply_root_edits(patch, root, warnings);
   return patch.empty() ? std::string() : patch.str();
+}
+
+bool Reviewer::names_own_group(const view::InstanceView& instance) const {
+  const std::string spec =
+      instance.shape == view::PodShape::PodTemplate ? instance.location + "/spec" : instance.location;
+  simdjson::dom::element group;
+  return req_.object.at_pointer(spec + "/schedulingGroup").get(group) == simdjson::SUCCESS;
 }
 
 bool Reviewer::changed_by_this_request(const std::string& location) const {
@@ -224,12 +228,27 @@ std::vector<std::string> Reviewer::unmeetable() const {
 }
 
 std::optional<std::string> Reviewer::unserved_pod_group(const view::ReferenceStore* cluster) const {
-  if (!cluster || !profile_.pod_group || !profile_.pod_group->object_kind() || view_.gangs.empty()) return std::nullopt;
-  const catalog::GroupVersionKind& kind = *profile_.pod_group->object_kind();
-  if (!cluster->known_unserved(kind.group, kind.kind)) return std::nullopt;
-  return display_name(view_, req_.namespace_name) + " gets no gang: this cluster does not serve " + kind.api_version() +
-         " " + kind.kind + ", which profile " + rule_.profile->name +
-         " makes for each gang (its API or CRD is not installed or not enabled)";
+  if (!cluster || view_.gangs.empty()) return std::nullopt;
+  for (const policy::ObjectTemplate* t :
+       {profile_.pod_group.get(), profile_.workload ? &profile_.workload->object : nullptr}) {
+    if (!t || !t->object_kind()) continue;
+    const catalog::GroupVersionKind& kind = *t->object_kind();
+    if (!cluster->known_unserved(kind.group, kind.kind)) continue;
+    return display_name(view_, req_.namespace_name) + " gets no gang: this cluster does not serve " +
+           kind.api_version() + " " + kind.kind + ", which profile " + rule_.profile->name +
+           " makes for its gangs (its API or CRD is not installed or not enabled)";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Reviewer::no_workload_object() const {
+  if (!profile_.workload) return std::nullopt;
+  std::string why = policy::no_workload_object(*profile_.workload, view_);
+  if (why.empty()) return std::nullopt;
+  return display_name(view_, req_.namespace_name) + " gets no " +
+         (profile_.workload->object.object_kind() ? profile_.workload->object.object_kind()->kind
+                                                  : std::string("workload object")) +
+         ": " + why;
 }
 
 std::vector<std::string> Reviewer::uncounted_devices() const {

@@ -19,8 +19,9 @@ std::string display_name(const view::WorkloadView& view, std::string_view namesp
 
 class Reviewer {
  public:
+  // `edits`: the rule's profile's for this object (Policy::edits_for), or none without a profile.
   Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const view::WorkloadView& view,
-           json::ObjectDocument& doc, bool standalone);
+           json::ObjectDocument& doc, const policy::ProfileEdits& edits);
 
   // /mutate: the RFC 6902 patch of every pod template and of the workload itself; what cannot be edited is added to
   // `warnings`.
@@ -43,17 +44,19 @@ class Reviewer {
   // A warning when the kind of PodGroup the profile makes for this workload's gangs is one the cluster side found the
   // API server does not serve (ReferenceStore::known_unserved): the workload would get no gang, silently.
   std::optional<std::string> unserved_pod_group(const view::ReferenceStore* cluster) const;
+  // A warning when the workload's gangs are more than the profile's workload object holds: its PodGroups then stand
+  // alone, without one (policy/gang_values.h no_workload_object).
+  std::optional<std::string> no_workload_object() const;
 
  private:
-  // The rule's profile with its override for this kind merged in; no edits without a profile.
-  static const policy::ProfileEdits& profile_edits(const policy::Rule& rule, const view::WorkloadView& view,
-                                                   bool standalone);
   // The gang's task groups, made the first time one of its pod templates needs them: every pod gets the same text.
   std::string_view task_groups_of(const view::GangGroupView* gang);
   // On UPDATE, a pod template is edited only when this update changes it. One it leaves alone stays exactly as
   // stored: the API server holds some immutable (a Job's), and for others any change starts a rollout of every pod
   // (a Deployment's), so a policy change must not be written into them by an unrelated update (a label, a scale).
   bool changed_by_this_request(const std::string& location) const;
+  // The pod template already names a PodGroup in its own spec (its author's): left as it is.
+  bool names_own_group(const view::InstanceView& instance) const;
 
   const AdmissionRequest& req_;
   const policy::Rule& rule_;

@@ -13,7 +13,8 @@ namespace wm::view {
 struct PodEdits {
   std::optional<std::string> scheduler_name;
   std::optional<std::string> priority_class_name;
-  json::StringPairs labels, annotations;  // on the pod template's metadata
+  json::StringPairs labels, annotations;        // on the pod template's metadata
+  std::optional<std::string> scheduling_group;  // the pod spec's schedulingGroup.podGroupName
 };
 
 struct RootEdits {

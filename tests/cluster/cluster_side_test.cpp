@@ -274,7 +274,7 @@ spec:
     if (profile == "volcano") CHECK(string_at(pg, "/spec/queue") == "research");
     // `kubectl describe jobset train` says where its PodGroup came from.
     CHECK(eventually(
-        [&] { return events_of(ns, "JobSet", "train", "PodGroupCreated") == "Normal 1 created PodGroup train\n"; },
+        [&] { return events_of(ns, "JobSet", "train", "PodGroupCreated") == "Normal 1 created podgroup/train\n"; },
         std::chrono::seconds(10)));
 
     // Every pod the JobSet's Jobs make names it.
@@ -309,7 +309,7 @@ spec:
                 .status == 0);
     CHECK(eventually([&] { return min_member("pt") == "4"; }, std::chrono::seconds(20)));
     CHECK(eventually(
-        [&] { return events_of(ns, "PyTorchJob", "pt", "PodGroupUpdated") == "Normal 1 updated PodGroup pt\n"; },
+        [&] { return events_of(ns, "PyTorchJob", "pt", "PodGroupUpdated") == "Normal 1 updated podgroup/pt\n"; },
         std::chrono::seconds(10)));
 
     // Deleted: the garbage collector takes the PodGroup with it.
@@ -624,4 +624,15 @@ spec:
   INFO(admitted.out << admitted.err);
   CHECK(warned);
   CHECK(admitted.err.find("JobSet " + ns + "/train gets no gang") != std::string::npos);
+  // Created, it gets an Event that names the API it lacks, where `kubectl describe` shows it.
+  REQUIRE(cluster.kubectl({"create", "-f", jobset}).status == 0);
+  std::string events;
+  const bool said = eventually(
+      [&] {
+        events = events_of(ns, "JobSet", "train", "PodGroupFailed");
+        return events.find("/apis/scheduling.k8s.io/v1beta1") != std::string::npos;
+      },
+      std::chrono::seconds(30));
+  INFO(events);
+  CHECK(said);
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "kube/config.h"
 #include "tests/support/test_support.h"
 
 extern char** environ;
@@ -63,6 +64,14 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
   result.out = read_file(files.out);
   result.err = read_file(files.err);
   return result;
+}
+
+std::unique_ptr<kube::Client> Cluster::client() const {
+  auto config = kube::config_from_kubeconfig(kubeconfig_);
+  REQUIRE(config);
+  auto made = kube::Client::make(*config);
+  REQUIRE(made);
+  return std::move(*made);
 }
 
 const Cluster& Cluster::get() {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kube/client.h"
 #include "tests/support/server_process.h"
 
 namespace wm::test {
@@ -31,6 +32,9 @@ class Cluster {
   simdjson::dom::element get_json(simdjson::dom::parser& parser, const std::vector<std::string>& args) const;
   const std::string& dir() const { return dir_; }
   const std::string& kubeconfig() const { return kubeconfig_; }
+  // A client of its API server, as the webhook's cluster side makes one (for many requests without a kubectl each);
+  // fails the test if it cannot be made.
+  std::unique_ptr<kube::Client> client() const;
 
  private:
   std::string dir_, kubeconfig_, kubectl_;

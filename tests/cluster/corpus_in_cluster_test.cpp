@@ -11,7 +11,6 @@
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
 #include "kube/client.h"
-#include "kube/config.h"
 #include "kube/discovery.h"
 #include "policy/policy.h"
 #include "tests/cluster/cluster_support.h"
@@ -85,11 +84,8 @@ TEST_CASE("every fixture of every catalog kind keeps every edit of every shipped
                             {"--kubeconfig", cluster.kubeconfig(), "--identity", "prune"});
   HttpsClient direct(webhook.server().port());
   // The API server asked directly: a server-side dry run per object and profile, without a kubectl process each.
-  auto config = kube::config_from_kubeconfig(cluster.kubeconfig());
-  REQUIRE(config);
-  auto made = kube::Client::make(*config);
-  REQUIRE(made);
-  kube::Client& api = **made;
+  const std::unique_ptr<kube::Client> client = cluster.client();
+  kube::Client& api = *client;
   kube::Discovery discovery(api);
   // Where the webhook is not called: to tell a manifest its own CRD refuses from one the webhook's patch broke.
   const std::string unwatched = "prune-unwatched";
@@ -176,9 +172,10 @@ TEST_CASE("every fixture of every catalog kind keeps every edit of every shipped
         REQUIRE(operations.size() > 0);
         for (simdjson::dom::element op : operations) {
           std::string path = string_at(op, "/path");
-          // A pod's scheduling group (the native profile's): an API server without the GenericWorkload gate drops it
-          // from new pods, as it serves no PodGroups then (the webhook warns of that): dropped, not pruned.
-          if (path == "/spec/schedulingGroup" && !native_gangs_served) {
+          // A pod's scheduling group (the native profile's, and a root Job template's): an API server without the
+          // GenericWorkload gate drops it from new pods and templates, as it serves no PodGroups then (the webhook
+          // warns of that): dropped, not pruned.
+          if (path.ends_with("/schedulingGroup") && !native_gangs_served) {
             simdjson::dom::element dropped;
             CHECK(stored_object.at_pointer(path).get(dropped) != simdjson::SUCCESS);
             ++dropped_scheduling_groups;

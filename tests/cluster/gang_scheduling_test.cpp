@@ -4,6 +4,7 @@
 // Nothing here binds a pod or makes a PodGroup.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include "tests/cluster/scheduler_bed.h"
 #include "tests/support/test_support.h"
@@ -43,15 +44,30 @@ std::string bed_queue(const std::string& profile) { return profile == "kai" ? ""
 // How long a gang that waited for capacity may take to start once nodes join. The Coscheduling plugin requeues the
 // pods it rejected only on a Pod add or a PodGroup add or update (EventsToRegister, scheduler-plugins v0.34.7
 // pkg/coscheduling/coscheduling.go), not on a Node add: on a quiet cluster the gang waits for kube-scheduler's
-// periodic flush of unschedulable pods, 5 minutes. The others react to the new nodes within a scheduling period.
+// periodic flush of unschedulable pods, 5 minutes by default, every 30 s in the bed (schedulers/coscheduling/start.sh).
+// The others react to the new nodes within a scheduling period.
 std::chrono::seconds capacity_wakes(const std::string& profile) {
-  return profile == "coscheduling" ? std::chrono::seconds(330) : std::chrono::seconds(60);
+  return profile == "coscheduling" ? std::chrono::seconds(90) : std::chrono::seconds(60);
 }
 
 // Under the native profile, what kube-scheduler gangs by: every pod of the workload names its PodGroup in
 // spec.schedulingGroup (each pod's admission copied it from the annotation the workload's admission wrote: the JobSet
 // CRD prunes the field from its templates), and that scheduling.k8s.io/v1beta1 PodGroup, made by the cluster side
-// and owned by the workload, asks for `min_count` of them.
+// and owned by the workload, asks for `min_count` of them, made from the one template of the workload's Workload
+// (its controllerRef naming the JobSet), which the API server stored as the cluster side wrote it.
+simdjson::dom::element native_object(simdjson::dom::parser& parser, const std::string& resource, const std::string& ns,
+                                     const std::string& name) {
+  simdjson::dom::element object;
+  const bool found = eventually(
+      [&] {
+        CommandResult r = Cluster::get().kubectl({"get", resource, name, "-n", ns, "-o", "json"});
+        return r.status == 0 && parser.parse(r.out).get(object) == simdjson::SUCCESS;
+      },
+      30s, 500ms);
+  REQUIRE(found);
+  return object;
+}
+
 void native_gang_is_kubernetes_own(const std::string& ns, const std::string& workload, const std::string& pods,
                                    int64_t min_count) {
   const Cluster& cluster = Cluster::get();
@@ -62,19 +78,27 @@ void native_gang_is_kubernetes_own(const std::string& ns, const std::string& wor
   std::string every_pod;
   for (int i = 0; i < 5; ++i) every_pod += workload + "\n";
   CHECK(groups.out == every_pod);
-  simdjson::dom::parser parser;
-  simdjson::dom::element group;
-  REQUIRE(eventually(
-      [&] {
-        CommandResult r = cluster.kubectl({"get", "podgroups.scheduling.k8s.io", workload, "-n", ns, "-o", "json"});
-        return r.status == 0 && parser.parse(r.out).get(group) == simdjson::SUCCESS;
-      },
-      30s, 500ms));
+  simdjson::dom::parser group_parser, workload_parser;
+  const simdjson::dom::element group = native_object(group_parser, "podgroups.scheduling.k8s.io", ns, workload);
   int64_t min = 0;
   CHECK(group.at_pointer("/spec/schedulingPolicy/gang/minCount").get_int64().get(min) == simdjson::SUCCESS);
   CHECK(min == min_count);
   CHECK(string_at(group, "/metadata/ownerReferences/0/kind") == "JobSet");
   CHECK(string_at(group, "/metadata/ownerReferences/0/name") == workload);
+  const simdjson::dom::element made = native_object(workload_parser, "workloads.scheduling.k8s.io", ns, workload);
+  CHECK(string_at(made, "/spec/controllerRef/apiGroup") == "jobset.x-k8s.io");
+  CHECK(string_at(made, "/spec/controllerRef/kind") == "JobSet");
+  CHECK(string_at(made, "/spec/controllerRef/name") == workload);
+  CHECK(string_at(made, "/metadata/ownerReferences/0/name") == workload);
+  simdjson::dom::array templates;
+  REQUIRE(made.at_pointer("/spec/podGroupTemplates").get_array().get(templates) == simdjson::SUCCESS);
+  CHECK(templates.size() == 1);
+  int64_t template_min = 0;
+  CHECK(made.at_pointer("/spec/podGroupTemplates/0/schedulingPolicy/gang/minCount").get_int64().get(template_min) ==
+        simdjson::SUCCESS);
+  CHECK(template_min == min_count);
+  CHECK(string_at(group, "/spec/workloadRef/workloadName") == workload);
+  CHECK(string_at(group, "/spec/workloadRef/templateName") == string_at(made, "/spec/podGroupTemplates/0/name"));
 }
 
 // Under `profile`, the JobSet binds no pod on 12 GPUs; two more nodes, and all 5 bind (capacity_wakes).
@@ -206,6 +230,21 @@ spec:
   INFO(describe(ns));
   REQUIRE(settled);
   CHECK(stays(two_whole_none_half, 10s));
+  if (profile != "native") return;
+  // One Workload of one template, which every group's PodGroup names: the groups share their pod template.
+  simdjson::dom::parser workload_parser;
+  const simdjson::dom::element made = native_object(workload_parser, "workloads.scheduling.k8s.io", ns, "serve");
+  simdjson::dom::array templates;
+  REQUIRE(made.at_pointer("/spec/podGroupTemplates").get_array().get(templates) == simdjson::SUCCESS);
+  CHECK(templates.size() == 1);
+  const std::string template_name(string_at(made, "/spec/podGroupTemplates/0/name"));
+  for (int g = 0; g < 3; ++g) {
+    simdjson::dom::parser parser;
+    const std::string name = "serve-" + template_name + "-" + std::to_string(g);
+    const simdjson::dom::element group = native_object(parser, "podgroups.scheduling.k8s.io", ns, name);
+    CHECK(string_at(group, "/spec/workloadRef/workloadName") == "serve");
+    CHECK(string_at(group, "/spec/workloadRef/templateName") == template_name);
+  }
 }
 
 }  // namespace
@@ -237,6 +276,100 @@ TEST_CASE(
     "native: a 5-pod gang on 12 GPUs binds no pod and all 5 once two more nodes join, in the PodGroup the JobSet "
     "owns") {
   gang_starts_whole("native");
+}
+
+// Root Jobs under native, with the Job controller's own gangs on (WorkloadWithJob, in this bed): one gang each, never
+// two. A Job that asks the Job controller for its gang (spec.scheduling) is handed off (the profile's override): the
+// Job controller makes its Workload and PodGroup and names that PodGroup on the pods it creates (kubernetes v1.37
+// pkg/controller/job/job_scheduling_manager.go), workload-map makes none, and kube-scheduler runs that gang: 3 pods of
+// 4 GPUs on 8 GPUs bind none, and all 3 once a node joins. Any other root Job's template names workload-map's gang
+// (podSchedulingGroup), so the Job controller makes none ("the user brought their own PodGroup").
+TEST_CASE("native: root Jobs get one gang each, the Job controller's when they ask for it, else workload-map's") {
+  start_scheduler("native");
+  const std::string pool = node_pool("job-native");
+  add_nodes(pool, 2, 4);
+  const std::string ns = make_namespace("job-native", true);
+  RegisteredWebhook webhook(policy_for(ns, "native", ""), "base", cluster_side_args("job-native"));
+  const Cluster& cluster = Cluster::get();
+  auto groups_of = [&](const std::string& selector) {
+    CommandResult r = cluster.kubectl({"get", "pods", "-n", ns, "-l", selector, "-o",
+                                       "jsonpath={range .items[*]}{.spec.schedulingGroup.podGroupName}{\"\\n\"}{end}"});
+    REQUIRE(r.status == 0);
+    return r.out;
+  };
+  auto workloads_by = [&](const std::string& owner_kind) {
+    CommandResult r = cluster.kubectl({"get", "workloads.scheduling.k8s.io", "-n", ns, "-o",
+                                       "jsonpath={range .items[*]}{.metadata.ownerReferences[0].kind}/"
+                                       "{.metadata.ownerReferences[0].name} {.metadata.labels.app\\.kubernetes\\.io/"
+                                       "managed-by}{\"\\n\"}{end}"});
+    REQUIRE(r.status == 0);
+    std::string out;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind(owner_kind, 0) == 0) out += line + "\n";
+    return out;
+  };
+  kubectl_apply(ns, R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: plain}
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector: {workload-map.io/node-pool: )" +
+                        pool + R"(}
+      containers: [{name: c, image: registry.example/c:1}]
+)");
+  const std::string plain = "batch.kubernetes.io/job-name=plain";
+  REQUIRE(eventually([&] { return count_pods(ns, plain).total == 2; }, 60s, 500ms));
+  CHECK(groups_of(plain) == "plain\nplain\n");
+  CHECK(eventually([&] { return workloads_by("Job/plain") == "Job/plain workload-map\n"; }, 30s, 500ms));
+  CHECK(stays([&] { return workloads_by("Job/plain") == "Job/plain workload-map\n"; }, 5s));
+  kubectl_apply(ns, R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: pi}
+spec:
+  parallelism: 3
+  completions: 3
+  scheduling:
+    schedulingPolicy:
+      gang: {minCount: 3}
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector: {workload-map.io/node-pool: )" +
+                        pool + R"(}
+      containers: [{name: pi, image: registry.example/pi:1, resources: {limits: {nvidia.com/gpu: 4}}}]
+)");
+  const std::string pods = "batch.kubernetes.io/job-name=pi";
+  REQUIRE(eventually([&] { return count_pods(ns, pods).total == 3; }, 60s, 500ms));
+  {
+    INFO(describe(ns));
+    CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 15s));
+  }
+  // The pods are in the Job controller's PodGroup, which the Job controls; none of them carries workload-map's name.
+  const std::string groups = groups_of(pods);
+  const std::string first = groups.substr(0, groups.find('\n'));
+  CHECK_FALSE(first.empty());
+  CHECK(first != "pi");
+  CHECK(groups == first + "\n" + first + "\n" + first + "\n");
+  CHECK(workloads_by("Job/pi") == "Job/pi \n");  // the Job controller's only
+  simdjson::dom::parser parser;
+  const simdjson::dom::element group = native_object(parser, "podgroups.scheduling.k8s.io", ns, first);
+  CHECK(string_at(group, "/metadata/ownerReferences/0/kind") == "Job");
+  int64_t min = 0;
+  CHECK(group.at_pointer("/spec/schedulingPolicy/gang/minCount").get_int64().get(min) == simdjson::SUCCESS);
+  CHECK(min == 3);
+  CommandResult ours = cluster.kubectl({"get", "podgroups.scheduling.k8s.io,workloads.scheduling.k8s.io", "-n", ns,
+                                        "-l", "workload-map.io/owner-uid", "-o", "name"});
+  REQUIRE(ours.status == 0);
+  CHECK(ours.out.find("/pi\n") == std::string::npos);
+  add_nodes(pool, 1, 4);
+  const bool all_bound = eventually([&] { return count_pods(ns, pods).bound == 3; }, 60s, 500ms);
+  INFO(describe(ns));
+  CHECK(all_bound);
 }
 
 TEST_CASE("coscheduling: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("coscheduling"); }
@@ -373,9 +506,16 @@ void training_minimum_starts(const std::string& profile, const TrainingJob& job)
   REQUIRE(minimum_bound);
   CHECK(stays([&] { return count_pods(ns, pods).bound == 2; }, 5s));
   if (profile == "volcano") CHECK(count_pods(ns, lead).bound == 1);
+  const Cluster& cluster = Cluster::get();
+  if (profile == "native") {  // kube-scheduler's own gang: every pod the operator made joined the job's PodGroup
+    CHECK(cluster
+              .kubectl(
+                  {"get", "pods", "-n", ns, "-l", pods, "-o", "jsonpath={.items[*].spec.schedulingGroup.podGroupName}"})
+              .out == "train train train train");
+    return;
+  }
   // The webhook's edit reached every pod: the stored job's templates name the profile's scheduler, and so do the
   // pods the operator made from them.
-  const Cluster& cluster = Cluster::get();
   const std::string stored =
       cluster
           .kubectl({"get", lower(job.kind), "train", "-n", ns, "-o",
@@ -400,6 +540,9 @@ TEST_CASE("kai: a Kubeflow training job's minAvailable starts its minimum of pod
 }
 TEST_CASE("yunikorn: a Kubeflow training job's minAvailable starts its minimum of pods") {
   for (const auto& job : kTrainingJobs) training_minimum_starts("yunikorn", job);
+}
+TEST_CASE("native: a Kubeflow training job's minAvailable starts its minimum of pods") {
+  for (const auto& job : kTrainingJobs) training_minimum_starts("native", job);
 }
 
 // A Volcano Job of a ps and 4 workers of 4 GPUs each with minAvailable 3, on 12 GPUs. Volcano's own job controller

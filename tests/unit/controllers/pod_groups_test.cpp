@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "controllers/pod_group_plan.h"
+#include "mapper/expr/path_expression.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 #include "tests/unit/controllers/controller_fixtures.h"
@@ -20,6 +21,15 @@ Result<kube::Resource> volcano_served(const std::string& group, const std::strin
   return Error{"not served", ErrorCode::NotFound};
 }
 
+const kube::Resource kNativePodGroups{"scheduling.k8s.io", "v1beta1", "PodGroup", "podgroups", true};
+const kube::Resource kNativeWorkloads{"scheduling.k8s.io", "v1beta1", "Workload", "workloads", true};
+
+Result<kube::Resource> native_served(const std::string& group, const std::string&, const std::string& kind) {
+  if (group == "scheduling.k8s.io" && kind == "PodGroup") return kNativePodGroups;
+  if (group == "scheduling.k8s.io" && kind == "Workload") return kNativeWorkloads;
+  return Error{"not served", ErrorCode::NotFound};
+}
+
 std::unique_ptr<policy::StateStore> every_kind_under(const std::string& profile) {
   return test::state_with_policy(
       test::policy_with_rules("- name: all\n  namespaces: [\"*\"]\n  kinds: [\"*\"]\n  profile: " + profile +
@@ -27,10 +37,38 @@ std::unique_ptr<policy::StateStore> every_kind_under(const std::string& profile)
       "pod-groups-" + profile + ".yaml");
 }
 
-Result<DesiredPodGroups> plan_for(const policy::StateStore& store, const std::string& workload_json) {
+Result<DesiredPodGroups> plan_for(const policy::StateStore& store, const std::string& workload_json,
+                                  const kube::FindResource& find = volcano_served) {
   simdjson::dom::parser parser;
   simdjson::dom::element workload = parser.parse(workload_json).value();
-  return plan_pod_groups(store.current(), workload, volcano_served);
+  return plan_pod_groups(store.current(), workload, find);
+}
+
+// The desired object at `place`, parsed.
+struct Desired {
+  simdjson::dom::parser parser;
+  simdjson::dom::element object;
+  Desired(const DesiredPodGroups& desired, const std::string& collection, const std::string& name) {
+    auto it = desired.bodies.find({collection, name});
+    REQUIRE(it != desired.bodies.end());
+    object = parser.parse(it->second).value();
+  }
+  int64_t number(const char* pointer) const { return object.at_pointer(pointer).get_int64().value(); }
+  std::string text(const char* pointer) const { return std::string(test::string_at(object, pointer)); }
+};
+
+// A workload of the corpus as admission left it under `profile`, with `edit` (a JSON merge of metadata and spec
+// fields, as jq's `*` merges) made first: the hand-off cases below differ from a corpus object by one field.
+std::string admitted_with(const std::string& corpus_path, const std::string& profile, const std::string& jq_edit) {
+  const std::string admitted = test::admitted_workload(corpus_path, profile);
+  auto edit = expr::PathExpression::compile(jq_edit);
+  REQUIRE(edit);
+  simdjson::dom::parser parser;
+  json::ObjectDocument doc(parser.parse(admitted).value());
+  const json::EvalResult r = edit->evaluate(doc, false);
+  REQUIRE(r.ok());
+  REQUIRE(r.values.size() == 1);
+  return r.values.front().json();
 }
 
 }  // namespace
@@ -73,6 +111,98 @@ TEST_CASE("PodGroups: a kind whose operator makes its own gets none, and a gone 
   const auto gone = plan_for(*store, test::admitted_workload("jobset/paralleljobs.yaml", "slurm"));
   REQUIRE_FALSE(gone);
   CHECK(gone.code() == ErrorCode::Invalid);  // no retry: it changes only when the workload or policy does
+}
+
+constexpr const char* kNativeCollection = "/apis/scheduling.k8s.io/v1beta1/namespaces/team-a/";
+
+TEST_CASE("PodGroups: under native, a JobSet gets a Workload of its gang and a PodGroup made from its template") {
+  auto store = every_kind_under("native");
+  CHECK(kinds_needing_pod_groups(store->current()).count("jobset.x-k8s.io/JobSet"));
+  const auto desired = plan_for(*store, test::admitted_workload("jobset/paralleljobs.yaml", "native"), native_served);
+  REQUIRE(desired);
+  REQUIRE(desired->bodies.size() == 2);
+  CHECK(desired->no_workload.empty());
+  const std::string workloads = std::string(kNativeCollection) + "workloads";
+  REQUIRE(desired->workload);
+  CHECK(*desired->workload == PodGroupPlace{workloads, "paralleljobs"});
+  const Desired workload(*desired, workloads, "paralleljobs");
+  CHECK(workload.text("/apiVersion") == "scheduling.k8s.io/v1beta1");
+  CHECK(workload.text("/spec/controllerRef/apiGroup") == "jobset.x-k8s.io");
+  CHECK(workload.text("/spec/controllerRef/kind") == "JobSet");
+  CHECK(workload.text("/spec/controllerRef/name") == "paralleljobs");
+  CHECK(workload.object.at_pointer("/spec/podGroupTemplates").get_array().size() == 1);
+  const std::string gang = workload.text("/spec/podGroupTemplates/0/name");
+  CHECK_FALSE(gang.empty());
+  CHECK(workload.number("/spec/podGroupTemplates/0/schedulingPolicy/gang/minCount") == 5);
+  CHECK(workload.text("/metadata/ownerReferences/0/kind") == "JobSet");  // collected with it
+  CHECK(workload.text("/metadata/labels/workload-map.io~1owner-uid") == "uid-1");
+  const Desired group(*desired, std::string(kNativeCollection) + "podgroups", "paralleljobs");
+  CHECK(group.text("/spec/workloadRef/workloadName") == "paralleljobs");
+  CHECK(group.text("/spec/workloadRef/templateName") == gang);
+  CHECK(group.number("/spec/schedulingPolicy/gang/minCount") == 5);
+  // The Workload goes first: the PodGroups name one that exists.
+  const PodGroupWrites writes = plan_pod_group_writes(*desired, {});
+  REQUIRE(writes.apply.size() == 2);
+  CHECK(writes.apply.front().first == *desired->workload);
+}
+
+TEST_CASE("PodGroups: under native, a LeaderWorkerSet's groups share one template of its Workload, a PodGroup each") {
+  auto store = every_kind_under("native");
+  const auto desired =
+      plan_for(*store, test::admitted_workload("leaderworkerset/sample-lws.yaml", "native"), native_served);
+  REQUIRE(desired);
+  const Desired workload(*desired, std::string(kNativeCollection) + "workloads", "leaderworkerset-sample");
+  REQUIRE(workload.object.at_pointer("/spec/podGroupTemplates").get_array().size() == 1);
+  CHECK(workload.number("/spec/podGroupTemplates/0/schedulingPolicy/gang/minCount") == 4);
+  CHECK(workload.text("/spec/controllerRef/kind") == "LeaderWorkerSet");
+  for (int g = 0; g < 3; ++g) {
+    const std::string name =
+        "leaderworkerset-sample-" + workload.text("/spec/podGroupTemplates/0/name") + "-" + std::to_string(g);
+    const Desired group(*desired, std::string(kNativeCollection) + "podgroups", name);
+    CHECK(group.text("/spec/workloadRef/workloadName") == "leaderworkerset-sample");
+    CHECK(group.text("/spec/workloadRef/templateName") == workload.text("/spec/podGroupTemplates/0/name"));
+    CHECK(group.number("/spec/schedulingPolicy/gang/minCount") == 4);
+  }
+  CHECK(desired->bodies.size() == 4);
+}
+
+TEST_CASE("PodGroups: under native, a Job asking the Job controller for its gang and KubeRay's own are handed off") {
+  auto store = every_kind_under("native");
+  const std::string job = R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"pi","namespace":"team-a",)"
+                          R"("uid":"uid-2","labels":{"workload-map.io/profile":"native"}},"spec":{"parallelism":2,)"
+                          R"("completions":2,SCHEDULING"template":{"spec":{"restartPolicy":"Never","containers":[)"
+                          R"({"name":"pi","image":"perl"}]}}}})";
+  auto with = [&](const std::string& scheduling) {
+    std::string out = job;
+    out.replace(out.find("SCHEDULING"), 10, scheduling);
+    return out;
+  };
+  const auto ours = plan_for(*store, with(""), native_served);
+  REQUIRE(ours);
+  CHECK(ours->bodies.size() == 2);  // a Workload and a PodGroup of 2
+  const auto handed_off =
+      plan_for(*store, with(R"("scheduling":{"schedulingPolicy":{"gang":{"minCount":2}}},)"), native_served);
+  REQUIRE(handed_off);
+  CHECK(handed_off->bodies.empty());  // the Job controller makes them (WorkloadWithJob)
+
+  const auto ray =
+      plan_for(*store, test::admitted_workload("raycluster/ray-cluster.complete.yaml", "native"), native_served);
+  REQUIRE(ray);
+  CHECK(ray->bodies.size() == 2);
+  const auto kuberay = plan_for(*store,
+                                admitted_with("raycluster/ray-cluster.complete.yaml", "native",
+                                              R"(.metadata.labels["ray.io/gang-scheduling-enabled"] = "True")"),
+                                native_served);
+  REQUIRE(kuberay);
+  CHECK(kuberay->bodies.empty());  // KubeRay's kubernetes-was batch scheduler makes them
+  // KubeRay leaves an autoscaled RayCluster to default scheduling: the profile's gang then stands.
+  const auto autoscaled = plan_for(*store,
+                                   admitted_with("raycluster/ray-cluster.complete.yaml", "native",
+                                                 R"(.metadata.labels["ray.io/gang-scheduling-enabled"] = "true" | )"
+                                                 R"(.spec.enableInTreeAutoscaling = true)"),
+                                   native_served);
+  REQUIRE(autoscaled);
+  CHECK(autoscaled->bodies.size() == 2);
 }
 
 TEST_CASE("PodGroups: a PodGroup kind not served yet is retried, not dropped") {

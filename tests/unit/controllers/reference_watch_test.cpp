@@ -105,8 +105,9 @@ namespace wm::controllers {
 TEST_CASE("References: the PodGroup kind of each profile in use is checked at start, and one not served is said") {
   const std::string policy = test::policy_with_rules("- name: all\n  profile: native\n");
   const auto wanted = pod_group_kinds(test::state_with_policy(policy, "native-policy.yaml")->current());
-  REQUIRE(wanted.size() == 1);  // only the profiles a rule uses
-  CHECK(wanted.begin()->second.str() == "PodGroup.scheduling.k8s.io/v1beta1");
+  REQUIRE(wanted.size() == 2);  // only the profiles a rule uses: native's PodGroup and Workload
+  CHECK(wanted.at("scheduling.k8s.io/PodGroup").str() == "PodGroup.scheduling.k8s.io/v1beta1");
+  CHECK(wanted.at("scheduling.k8s.io/Workload").str() == "Workload.scheduling.k8s.io/v1beta1");
   CHECK(pod_group_kinds(shipped_state()->current()).empty());  // kai: KAI's podgrouper makes its own
 
   test::FakeCluster cluster(test::state_with_policy(policy, "native-policy.yaml"));
@@ -116,11 +117,14 @@ TEST_CASE("References: the PodGroup kind of each profile in use is checked at st
   std::thread running([&] { watch.run(stop); });
   view::ReferenceStore& store = cluster.state->references();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!store.known_unserved("scheduling.k8s.io", "PodGroup") && std::chrono::steady_clock::now() < deadline)
+  while (!(store.known_unserved("scheduling.k8s.io", "PodGroup") &&
+           store.known_unserved("scheduling.k8s.io", "Workload")) &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   stop = true;
   running.join();
   CHECK(store.known_unserved("scheduling.k8s.io", "PodGroup"));
+  CHECK(store.known_unserved("scheduling.k8s.io", "Workload"));
 }
 
 }  // namespace wm::controllers

@@ -124,6 +124,94 @@ spec:
   CHECK(ObjectTemplate::parse(YAML::Load("[a]"), "podGroup").error() == "podGroup: must be an object");
 }
 
+// The native profile's Workload (manifests/base/policy.yaml) over gangs as the view gives them: one template per gang
+// (made from the profile's podGroupTemplate), PodGroups that name the Workload and their template; and no Workload
+// when the gangs are more than one holds (maxPodGroupTemplates, Kubernetes' 8), each PodGroup then standing alone.
+TEST_CASE("a profile's workload object holds a template per gang, or is not made when the gangs do not fit") {
+  const Policy builtin = Policy::builtin();
+  const ProfileEdits& native = builtin.profile("native")->edits;
+  REQUIRE(native.workload);
+  REQUIRE(native.pod_group);
+  CHECK(native.workload->max_pod_group_templates == 8);
+  auto view_of_gangs = [](int gangs) {
+    view::WorkloadView view;
+    view.name = "fleet";
+    view.namespace_name = "team-a";
+    view.gvk = {"example.com", "v1", "Fleet"};
+    for (int i = 0; i < gangs; ++i) {
+      view::GangGroupView g;
+      g.name = "g" + std::to_string(i);
+      g.min_member = g.pods = i + 1;
+      view.gangs.push_back(g);
+    }
+    return view;
+  };
+  simdjson::dom::parser parser;
+  const std::string fleet = R"({"apiVersion":"example.com/v1","kind":"Fleet","metadata":{"name":"fleet"}})";
+  const auto root = parser.parse(fleet).value();
+  const view::WorkloadView eight = view_of_gangs(8);
+  const GangObjects fits =
+      gang_objects(native.pod_group.get(), native.workload.get(), eight, view::GangRule::Minimum, root, "fleet", "");
+  CHECK(fits.no_workload.empty());
+  CHECK(fits.workload ==
+        R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"Workload","metadata":{"name":"fleet","namespace":)"
+        R"("team-a"},"spec":{"controllerRef":{"apiGroup":"example.com","kind":"Fleet","name":"fleet"},)"
+        R"("podGroupTemplates":[{"name":"g0","schedulingPolicy":{"gang":{"minCount":1}}},)"
+        R"({"name":"g1","schedulingPolicy":{"gang":{"minCount":2}}},{"name":"g2","schedulingPolicy":{"gang":)"
+        R"({"minCount":3}}},{"name":"g3","schedulingPolicy":{"gang":{"minCount":4}}},{"name":"g4",)"
+        R"("schedulingPolicy":{"gang":{"minCount":5}}},{"name":"g5","schedulingPolicy":{"gang":{"minCount":6}}},)"
+        R"({"name":"g6","schedulingPolicy":{"gang":{"minCount":7}}},{"name":"g7","schedulingPolicy":{"gang":)"
+        R"({"minCount":8}}}]}})");
+  REQUIRE(fits.pod_groups.size() == 8);
+  CHECK(fits.pod_groups[3] ==
+        R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"fleet-g3","namespace":)"
+        R"("team-a"},"spec":{"workloadRef":{"workloadName":"fleet","templateName":"g3"},"schedulingPolicy":)"
+        R"({"gang":{"minCount":4}}}})");
+
+  const view::WorkloadView nine = view_of_gangs(9);
+  const GangObjects alone =
+      gang_objects(native.pod_group.get(), native.workload.get(), nine, view::GangRule::Minimum, root, "fleet", "");
+  CHECK(alone.workload.empty());
+  CHECK(alone.no_workload == "its 9 gangs are more than the 8 one Workload holds: each gang's PodGroup stands alone");
+  REQUIRE(alone.pod_groups.size() == 9);
+  CHECK(alone.pod_groups[8] ==
+        R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"fleet-g8","namespace":)"
+        R"("team-a"},"spec":{"schedulingPolicy":{"gang":{"minCount":9}}}})");
+  CHECK(no_workload_object(*native.workload, nine) == alone.no_workload);
+}
+
+TEST_CASE("a profile's workload is checked when the policy loads, and an override can take it out") {
+  for (const auto& [profiles, field] : std::vector<std::pair<std::string, std::string>>{
+           {"  p:\n    workload: {object: {kind: Workload}}\n", "schedulerProfiles.p.workload.podGroupTemplate"},
+           {"  p:\n    workload: {object: {kind: W}, podGroupTemplate: {name: x}, maxPodGroupTemplates: 0}\n",
+            "schedulerProfiles.p.workload.maxPodGroupTemplates"},
+           {"  p:\n    workload: null\n", "schedulerProfiles.p.workload"},
+           {"  p:\n    overrides:\n    - kinds: [batch/Job]\n      when: .spec.[\n",
+            "schedulerProfiles.p.overrides[0].when"},
+       }) {
+    yaml::Diagnostics errors;
+    INFO(profiles);
+    CHECK_FALSE(load(profiles, errors));
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors[0].field == field);
+  }
+  yaml::Diagnostics errors;
+  auto p = load(
+      "  p:\n    workload: {object: {kind: W}, podGroupTemplate: {name: x}}\n    overrides:\n"
+      "    - kinds: [batch/Job]\n      when: .spec.scheduling != null\n      workload: null\n",
+      errors);
+  REQUIRE(p);
+  const SchedulerProfile& profile = *p->profile("p");
+  simdjson::dom::parser parser;
+  const std::string plain_json = R"({"spec":{}})", asks_json = R"({"spec":{"scheduling":{}}})";
+  json::ObjectDocument plain(parser.parse(plain_json).value());
+  CHECK(Policy::edits_for(profile, "batch", "Job", true, &plain).workload);
+  simdjson::dom::parser parser2;
+  json::ObjectDocument asks(parser2.parse(asks_json).value());
+  CHECK_FALSE(Policy::edits_for(profile, "batch", "Job", true, &asks).workload);
+  CHECK(Policy::edits_for(profile, "batch", "Job").workload);  // no object: the condition does not hold
+}
+
 // Volcano counts a task's pods by their volcano.sh/task-spec, which the profile writes per pod template. A
 // LeaderWorkerSet without a leaderTemplate makes its leader from the workerTemplate, so every pod names the same
 // task, and a minTaskMember asking for a leader is never met (the issue seen with Volcano: "Not enough valid pods

@@ -272,4 +272,36 @@ spec:
   CHECK(answer(Endpoint::Validate, jobset, "- name: all\n  profile: native\n", cluster).warnings.empty());
 }
 
+// A controller that makes Kubernetes' gang objects itself when the object asks (the Job controller for a Job with
+// spec.scheduling) gets the workload: the native profile's override (`when`) writes nothing then, so no pod names a
+// second gang; the same Job without it gets the profile's gang.
+TEST_CASE("native: a Job that asks the Job controller for its own gang is handed off, a Job that does not is not") {
+  const std::string native = "- name: all\n  profile: native\n";
+  const std::string job =
+      "apiVersion: batch/v1\nkind: Job\nmetadata: {name: pi}\nspec:\n  parallelism: 2\n"
+      "  completions: 2\nSCHEDULING  template: {spec: {restartPolicy: Never, containers: "
+      "[{name: c, image: x}]}}\n";
+  auto with = [&](const std::string& scheduling) {
+    std::string out = job;
+    out.replace(out.find("SCHEDULING"), 10, scheduling);
+    return out;
+  };
+  const Answer ours = mutate(with(""), native);
+  CHECK_THAT(ours.patch, Catch::Contains(R"("workload-map.io/pod-group":"pi")"));
+  CHECK_THAT(ours.patch, Catch::Contains(R"("workload-map.io/profile":"native")"));
+  // A root Job's template names the gang itself: the Job controller then makes no Workload of its own.
+  CHECK_THAT(ours.patch, Catch::Contains(R"({"op":"add","path":"/spec/template/spec/schedulingGroup",)"
+                                         R"("value":{"podGroupName":"pi"}})"));
+  const Answer handed_off = mutate(with("  scheduling: {schedulingPolicy: {gang: {minCount: 2}}}\n"), native);
+  CHECK_THAT(handed_off.patch, !Catch::Contains("workload-map.io/pod-group"));
+  CHECK_THAT(handed_off.patch, !Catch::Contains("schedulingGroup"));
+  CHECK_THAT(handed_off.patch, !Catch::Contains("workload-map.io/profile"));  // no PodGroups to make
+  // A template that names its own PodGroup keeps it.
+  const std::string own =
+      "apiVersion: batch/v1\nkind: Job\nmetadata: {name: pi}\nspec:\n  template: {spec: "
+      "{schedulingGroup: {podGroupName: mine}, restartPolicy: Never, containers: [{name: c, "
+      "image: x}]}}\n";
+  CHECK_THAT(mutate(own, native).patch, !Catch::Contains("schedulingGroup"));
+}
+
 }  // namespace wm::webhook

@@ -139,9 +139,11 @@ TEST_CASE("a LeaderWorkerSet under coscheduling: each group's pods name a gang a
   const view::WorkloadView view = view::build_view(lws_definition, *stored.doc);
   const policy::SchedulerProfile* profile = admission.state().policy->profile("coscheduling");
   REQUIRE(profile);
-  const auto objects = policy::pod_group_objects(
-      *policy::Policy::edits_for(*profile, "leaderworkerset.x-k8s.io", "LeaderWorkerSet").pod_group, view,
-      profile->gang_rule, stored.root, "serve", "q1");
+  const auto objects =
+      policy::gang_objects(
+          policy::Policy::edits_for(*profile, "leaderworkerset.x-k8s.io", "LeaderWorkerSet").pod_group.get(), nullptr,
+          view, profile->gang_rule, stored.root, "serve", "q1")
+          .pod_groups;
   REQUIRE(objects.size() == 3);
   for (int group = 0; group < 3; ++group) {
     CHECK(value_at(objects[group], "/metadata/name") == "serve-group-" + std::to_string(group));
