@@ -236,9 +236,13 @@ std::string object_named(const PodGroupPlace& place) {
 
 }  // namespace
 
+// An object the API server refuses (4xx: invalid, or an immutable field an earlier version set) does not hold back the
+// workload's other objects: a gang added later must not wait on an old one that cannot change. Any other failure (the
+// API server unreachable, 5xx) stops at once, as the next would fail the same way. Either is retried.
 Result<void> PodGroupController::apply(const std::string& key, simdjson::dom::element root,
                                        const PodGroupWrites& writes, Applied& applied) {
   const std::string kind(json::string_at(root, "/kind"));
+  Result<void> outcome;
   for (const auto& [place, body] : writes.apply) {
     const std::string object = object_named(place);
     kube::Response r = cluster_.api.request(
@@ -250,7 +254,9 @@ Result<void> PodGroupController::apply(const std::string& key, simdjson::dom::el
       cluster_.events.warning(reference_to(root), "PodGroupFailed", "cannot apply " + object + ": " + r.describe());
       cluster_.metrics.add_counter(kPodGroupErrorsMetric, {{"kind", kind}});
       applied.uid.clear();
-      return r.failure_to_retry("apply " + object);
+      if (outcome) outcome = r.failure_to_retry("apply " + object);
+      if (r.status >= 400 && r.status < 500) continue;
+      return outcome;
     }
     // An apply answers 201 when it created the object. A 200 on first look is one a previous leader wrote, which
     // this one only re-asserts: no Event.
@@ -262,7 +268,7 @@ Result<void> PodGroupController::apply(const std::string& key, simdjson::dom::el
     cluster_.metrics.add_counter(kPodGroupsAppliedMetric, {{"kind", kind}});
     cluster_.log.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", object}});
   }
-  return {};
+  return outcome;
 }
 
 Result<void> PodGroupController::adopt(const std::string& uid, const DesiredPodGroups& desired, Applied& applied) {

@@ -113,11 +113,11 @@ namespace {
 
 // A gang's name as a DNS label (a Workload's template names must be: lower case, letters, digits and '-', at most 63,
 // no dots, where a wrapped component's gang is "<wrapped>.<gang>"), kept apart from the names before it.
-std::vector<std::string> template_names(const std::vector<const view::GangGroupView*>& gangs) {
+std::vector<std::string> template_names(const std::vector<std::string>& gang_names) {
   std::vector<std::string> out;
-  for (const auto* g : gangs) {
+  for (const auto& gang : gang_names) {
     std::string name;
-    for (char c : g->name) {
+    for (char c : gang) {
       const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       name.push_back((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') ? l : '-');
     }
@@ -168,32 +168,28 @@ GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate
     std::string resources, task_mins, template_name;
   };
   std::vector<Gang> ours;
-  std::vector<const view::GangGroupView*> gangs;
+  std::vector<std::string> gang_names;
   for (const auto& g : view.gangs) {
     if (g.made_by_operator) continue;  // the operator makes its own gangs' objects
     auto members = view::gang_members(g, view.components, rule);
     ours.push_back({&g, view::resources_json(view::gang_min_resources(members)), task_min_members_json(members), ""});
-    gangs.push_back(&g);
-  }
-  if (workload) {
-    const std::vector<std::string> names = template_names(gangs);
-    for (size_t i = 0; i < ours.size(); ++i) ours[i].template_name = names[i];
+    gang_names.push_back(g.name);
   }
   if (workload) out.no_workload = no_workload_object(*workload, view);
-  if (workload && out.no_workload.empty()) {
-    if (!ours.empty()) {
-      std::string entries = "[";
-      for (const auto& g : ours) {
-        values.gang_size = g.gang->min_member;
-        values.gang_template = g.template_name;
-        if (entries.size() > 1) entries.push_back(',');
-        entries += workload->pod_group_template.render_json(values, {g.resources, g.task_mins});
-      }
-      entries.push_back(']');
-      values.gang_size = 0;
-      values.gang_template = {};
-      out.workload = workload->object.render_json(values, {{}, {}, entries});
+  if (workload && out.no_workload.empty() && !ours.empty()) {
+    const std::vector<std::string> names = template_names(gang_names);
+    std::string entries = "[";
+    for (size_t i = 0; i < ours.size(); ++i) {
+      ours[i].template_name = names[i];
+      values.gang_size = ours[i].gang->min_member;
+      values.gang_template = ours[i].template_name;
+      if (i) entries.push_back(',');
+      entries += workload->pod_group_template.render_json(values, {ours[i].resources, ours[i].task_mins});
     }
+    entries.push_back(']');
+    values.gang_size = 0;
+    values.gang_template = {};
+    out.workload = workload->object.render_json(values, {{}, {}, entries});
   }
   if (!pod_group) return out;
   // Only a workload object that was made is named by the PodGroups.
@@ -208,7 +204,7 @@ GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate
   for (const auto& [g, resources, task_mins, template_name] : ours) {
     const std::string name = view::gang_object_name(workload_name, view.gangs, *g);
     values.gang_size = g->min_member;
-    if (!workload_object.empty()) values.gang_template = template_name;  // a template of a Workload that is made
+    values.gang_template = template_name;  // "" unless the workload object is made
     if (g->replica_key_path.empty()) {
       values.group = name;
       out.pod_groups.push_back(pod_group->render_json(values, {resources, task_mins}));

@@ -64,9 +64,17 @@ openssl_quiet rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
 
 gates=${WM_FEATURE_GATES:-}
 gate_flags=() && runtime_config=()
+controllers=garbage-collector-controller,node-lifecycle-controller,job-controller,cronjob-controller
+controllers+=,deployment-controller,replicaset-controller,statefulset-controller,namespace-controller
+controllers+=,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller
 if [[ -n $gates ]]; then
   gate_flags=(--feature-gates "$gates")
-  [[ ,$gates, == *,GenericWorkload=true,* ]] && runtime_config=(--runtime-config scheduling.k8s.io/v1beta1=true)
+  # Kubernetes' own PodGroups carry the finalizer scheduling.k8s.io/podgroup-protection, which its controller lifts
+  # once no pod uses the group: without it, a namespace with a PodGroup is never deleted.
+  if [[ ,$gates, == *,GenericWorkload=true,* ]]; then
+    runtime_config=(--runtime-config scheduling.k8s.io/v1beta1=true)
+    controllers+=,podgroup-protection-controller
+  fi
 fi
 printf '%s' "$gates" > "$dir/feature-gates"
 
@@ -115,7 +123,7 @@ start "$dir" kube-apiserver "$bin/kube-apiserver" \
 # volume projects it, and KAI's scheduler will not place a pod whose ConfigMaps are missing.
 start "$dir" kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig "$dir/kubeconfig" --secure-port 0 --leader-elect=false \
-  --controllers garbage-collector-controller,node-lifecycle-controller,job-controller,cronjob-controller,deployment-controller,replicaset-controller,statefulset-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller \
+  --controllers "$controllers" \
   --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
   --use-service-account-credentials=false --v 1 \
   --kube-api-qps "${WM_KCM_QPS:-20}" --kube-api-burst "$((${WM_KCM_QPS:-20} * 3 / 2))" "${gate_flags[@]}"

@@ -293,4 +293,34 @@ TEST_CASE("PodGroups: a write the API server fails or refuses is retried") {
   CHECK(pod_group_calls() == calls);
 }
 
+// One object the API server refuses (an immutable field an earlier version set) does not hold back the workload's
+// others; an API server that fails stops the round at once. Both are retried.
+TEST_CASE("PodGroups: a refused object does not hold back the others, a failing API server stops the round") {
+  test::FakeCluster cluster(every_kind_under("native"));
+  cluster.api.answer("GET", "/apis/scheduling.k8s.io/v1beta1", 200,
+                     R"({"resources":[)"
+                     R"({"name":"podgroups","kind":"PodGroup","namespaced":true},)"
+                     R"({"name":"workloads","kind":"Workload","namespaced":true}]})");
+  const std::string collection = std::string(kNativeCollection);
+  cluster.api.answer("PATCH", collection + "workloads/", 422, R"({"message":"spec.podGroupTemplates: immutable"})");
+  cluster.api.answer("PATCH", collection + "podgroups/", 200);
+  PodGroupController controller(cluster.context());
+  controller.changed("jobset.x-k8s.io/JobSet", kube::EventType::Added,
+                     test::admitted_workload("jobset/paralleljobs.yaml", "native"));
+  const std::string key = "jobset.x-k8s.io/JobSet|team-a/paralleljobs";
+  auto outcome = controller.reconcile_one(key);
+  REQUIRE_FALSE(outcome);
+  CHECK(retryable(outcome.code()));
+  CHECK(outcome.error().find("workload/paralleljobs") != std::string::npos);
+  CHECK(cluster.api.calls("PATCH", collection + "workloads/").size() == 1);  // the Workload first
+  CHECK(cluster.api.calls("PATCH", collection + "podgroups/").size() == 1);  // and the PodGroup all the same
+
+  cluster.api.answer("PATCH", collection, 503, R"({"message":"etcd is down"})");
+  outcome = controller.reconcile_one(key);
+  REQUIRE_FALSE(outcome);
+  CHECK(outcome.code() == ErrorCode::Unavailable);
+  CHECK(cluster.api.calls("PATCH", collection + "workloads/").size() == 2);
+  CHECK(cluster.api.calls("PATCH", collection + "podgroups/").size() == 1);  // not tried: the next would fail too
+}
+
 }  // namespace wm::controllers
