@@ -189,6 +189,18 @@ TEST_CASE("PodGroups: under native, a Job asking the Job controller for its gang
       plan_for(*store, test::admitted_workload("raycluster/ray-cluster.complete.yaml", "native"), native_served);
   REQUIRE(ray);
   CHECK(ray->bodies.size() == 2);
+  // Counted as KubeRay's own native integration counts it (kubernetes-was: 1 + the desired workers), as under Volcano:
+  // 1 head and 4 desired workers here, where KAI's rule (the head and minReplicas) says 3.
+  const std::string four_workers =
+      R"({"apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"ray","namespace":"team-a","uid":"uid-3",)"
+      R"("labels":{"workload-map.io/profile":"native"}},"spec":{"headGroupSpec":{"rayStartParams":{},"template":)"
+      R"({"spec":{"containers":[{"name":"head","image":"ray"}]}}},"workerGroupSpecs":[{"groupName":"gpu",)"
+      R"("replicas":4,"minReplicas":2,"maxReplicas":4,"rayStartParams":{},"template":{"spec":{"containers":[)"
+      R"({"name":"worker","image":"ray"}]}}}]}})";
+  const auto desired_workers = plan_for(*store, four_workers, native_served);
+  REQUIRE(desired_workers);
+  const Desired ray_group(*desired_workers, std::string(kNativeCollection) + "podgroups", "ray");
+  CHECK(ray_group.number("/spec/schedulingPolicy/gang/minCount") == 5);
   const auto kuberay = plan_for(*store,
                                 admitted_with("raycluster/ray-cluster.complete.yaml", "native",
                                               R"(.metadata.labels["ray.io/gang-scheduling-enabled"] = "True")"),
