@@ -11,7 +11,6 @@
 #include "mapper/view/view_json.h"
 #include "mapper/view/workload_view.h"
 #include "policy/gang_values.h"
-#include "policy/owners.h"
 
 namespace wm::cli {
 
@@ -120,10 +119,8 @@ int inspect(const InspectOptions& o) {
   int failures = for_each_workload(o.files, *catalog, [&](Workload& w) {
     if (!w.match.definition) return print_unknown(w, json, first);
     // As the profile's scheduler counts this kind, else by the definitions' own minimums.
-    const bool standalone = !policy::owners_of(w.doc.root()).controller;
-    view::ViewOptions counted =
-        profile ? policy::view_options_for(*profile, w.match.definition->gvk.group, w.kind, standalone, &w.doc)
-                : view::ViewOptions{};
+    const policy::ProfileEdits* edits = profile ? &edits_for(*profile, w.match.definition->gvk, w.doc) : nullptr;
+    view::ViewOptions counted = profile ? policy::view_options_for(*profile, *edits) : view::ViewOptions{};
     counted.status = o.status;
     counted.inspect_detail = true;
     counted.catalog = &*catalog;
@@ -132,7 +129,7 @@ int inspect(const InspectOptions& o) {
     view::WorkloadView view = view::build_view(*w.match.definition, w.doc, counted);
     policy::GangObjects objects;
     if (profile) {
-      objects = gang_objects_for(*profile, view, w.doc, queue);
+      objects = gang_objects_for(*profile, *edits, view, w.doc.root(), queue);
       name_gangs_as_profile(view);
     }
     const std::vector<std::string>& pod_groups = objects.pod_groups;

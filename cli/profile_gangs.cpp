@@ -6,13 +6,17 @@
 
 namespace wm::cli {
 
-policy::GangObjects gang_objects_for(const policy::SchedulerProfile& profile, const view::WorkloadView& view,
-                                     json::ObjectDocument& doc, const std::string& queue) {
-  const policy::ProfileEdits& edits = policy::Policy::edits_for(profile, view.gvk.group, view.gvk.kind,
-                                                                !policy::owners_of(doc.root()).controller, &doc);
+const policy::ProfileEdits& edits_for(const policy::SchedulerProfile& profile, const catalog::GroupVersionKind& gvk,
+                                      json::ObjectDocument& doc) {
+  return policy::Policy::edits_for(profile, gvk.group, gvk.kind, !policy::owners_of(doc.root()).controller, &doc);
+}
+
+policy::GangObjects gang_objects_for(const policy::SchedulerProfile& profile, const policy::ProfileEdits& edits,
+                                     const view::WorkloadView& view, simdjson::dom::element root,
+                                     const std::string& queue) {
   const std::string workload = view.name.empty() ? view.generate_name : view.name;
-  return policy::gang_objects(edits.pod_group.get(), edits.workload.get(), view, profile.gang_rule, doc.root(),
-                              workload, queue);
+  return policy::gang_objects(edits.pod_group.get(), edits.workload.get(), view, profile.gang_rule, root, workload,
+                              queue);
 }
 
 void name_gangs_as_profile(view::WorkloadView& view) {

@@ -12,10 +12,14 @@
 
 namespace wm::cli {
 
-// The objects the profile needs for this workload's gangs (a PodGroup each, a Workload), as JSON, named as its
-// admission names them; `doc` is the object, for the profile's overrides that look at it.
-policy::GangObjects gang_objects_for(const policy::SchedulerProfile& profile, const view::WorkloadView& view,
-                                     json::ObjectDocument& doc, const std::string& queue);
+// The profile's edits for this object (its overrides included, those that look at the object too).
+const policy::ProfileEdits& edits_for(const policy::SchedulerProfile& profile, const catalog::GroupVersionKind& gvk,
+                                      json::ObjectDocument& doc);
+// The objects `edits` make for this workload's gangs (a PodGroup each, a Workload), as JSON, named as its admission
+// names them.
+policy::GangObjects gang_objects_for(const policy::SchedulerProfile& profile, const policy::ProfileEdits& edits,
+                                     const view::WorkloadView& view, simdjson::dom::element root,
+                                     const std::string& queue);
 // Each gang by itself, under the name its pods and PodGroup get at admission.
 void name_gangs_as_profile(view::WorkloadView& view);
 

@@ -11,7 +11,6 @@
 #include "cli/profile_gangs.h"
 #include "mapper/expr/json_patch_apply.h"
 #include "mapper/view/gangs.h"
-#include "policy/owners.h"
 #include "webhook/admission.h"
 
 namespace wm::cli {
@@ -150,8 +149,8 @@ int review(const ReviewOptions& o) {
   std::optional<json::ObjectDocument> doc;
   if (rule && rule->profile && match.definition) {
     doc.emplace(root);
-    view::ViewOptions options =
-        policy::view_options_for(*rule->profile, group, kind, !policy::owners_of(root).controller, &*doc);
+    const policy::ProfileEdits& edits = edits_for(*rule->profile, match.definition->gvk, *doc);
+    view::ViewOptions options = policy::view_options_for(*rule->profile, edits);
     options.inspect_detail = true;
     options.catalog = state.catalog.get();
     options.references = state.references.get();
@@ -160,7 +159,7 @@ int review(const ReviewOptions& o) {
     view = view::build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(kQueueAnnotation).get_string().get(queue)) queue = {};
-    objects = gang_objects_for(*rule->profile, *view, *doc, std::string(queue));
+    objects = gang_objects_for(*rule->profile, edits, *view, root, std::string(queue));
     name_gangs_as_profile(*view);
   }
   const std::string rule_name = rule ? rule->name : "", profile = rule && rule->profile ? rule->profile->name : "";

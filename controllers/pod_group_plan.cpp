@@ -77,7 +77,7 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
   DesiredPodGroups desired;
   if (!edits.pod_group && !edits.workload) return desired;  // none: any it has go
 
-  view::ViewOptions options = policy::view_options_for(*profile, gvk.group, gvk.kind, standalone, &doc);
+  view::ViewOptions options = policy::view_options_for(*profile, edits);
   options.catalog = state.catalog.get();
   options.references = state.references.get();
   options.devices = &state.policy->devices();

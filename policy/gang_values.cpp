@@ -14,15 +14,9 @@ namespace {
 
 // The pod spec of a template-shaped instance; fragmented specs have no single place for these fields.
 std::optional<simdjson::dom::element> pod_spec_of(const view::InstanceView& i, simdjson::dom::element root) {
-  std::string at;
-  if (i.shape == view::PodShape::PodTemplate)
-    at = i.location + "/spec";
-  else if (i.shape == view::PodShape::PodSpec)
-    at = i.location;
-  else
-    return std::nullopt;
+  const std::optional<std::string> at = i.pod_spec_location();
   simdjson::dom::element spec;
-  if (root.at_pointer(at).get(spec) != simdjson::SUCCESS || !spec.is_object()) return std::nullopt;
+  if (!at || root.at_pointer(*at).get(spec) != simdjson::SUCCESS || !spec.is_object()) return std::nullopt;
   return spec;
 }
 
@@ -150,14 +144,11 @@ GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate
   GangObjects out;
   if (!pod_group && !workload) return out;
   const std::string priority_class = first_priority_class(view, root);
-  const std::string api_version(json::string_at(root, "/apiVersion"));
-  const auto slash = api_version.find('/');
-  const std::string api_group = slash == std::string::npos ? "" : api_version.substr(0, slash);
   TemplateValues values;
   values.name = workload_name;
   values.namespace_name = view.namespace_name;
   values.kind = view.gvk.kind;
-  values.api_group = api_group;
+  values.api_group = json::split_api_version(json::string_at(root, "/apiVersion")).first;
   values.object_name = view.name;
   values.queue = queue;
   values.priority_class_name = priority_class;

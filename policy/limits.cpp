@@ -95,10 +95,9 @@ void check_requests_with_gpus(const Limits& limits, const LimitSubject& subject,
   if (!limits.require_requests_with_gpus) return;
   const simdjson::dom::element root = subject.view.document(subject.document).root();
   for_each_pod_template(subject.view, [&](const view::InstanceView& i, const std::string& where) {
-    if (i.shape == view::PodShape::Fragmented) return;
+    const std::optional<std::string> at = i.pod_spec_location();
     simdjson::dom::element pod_spec;
-    const std::string at = i.shape == view::PodShape::PodTemplate ? i.location + "/spec" : i.location;
-    if (root.at_pointer(at).get(pod_spec) != simdjson::SUCCESS) return;
+    if (!at || root.at_pointer(*at).get(pod_spec) != simdjson::SUCCESS) return;
     for (const auto& name : view::gpu_containers_missing_requests(pod_spec, {"cpu", "memory"}))
       violations.push_back(subject.who + ": container " + name + " in " + where +
                            " asks for GPUs in its limits but does not request cpu and memory");

@@ -236,14 +236,13 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
                 "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "podGroup", "workload"}))
       continue;
     SchedulerProfile::Override o{r.strings(overrides[i]["kinds"], of + ".kinds"),
-                                 r.boolean(overrides[i]["standalone"], of + ".standalone", false), nullptr, "",
+                                 r.boolean(overrides[i]["standalone"], of + ".standalone", false), nullptr,
                                  merged_edits(profile->edits, r.edits(overrides[i], of, true))};
     if (YAML::Node when = overrides[i]["when"]; when.IsDefined()) {
       auto compiled = when.IsScalar() ? expr::PathExpression::compile(when.Scalar())
                                       : Result<expr::PathExpression>(Error{"must be a jq expression"});
       if (compiled) {
         o.when = std::make_shared<const expr::PathExpression>(std::move(*compiled));
-        o.when_source = when.Scalar();
       } else {
         r.error(when, of + ".when", compiled.error());
       }

@@ -67,7 +67,6 @@ struct SchedulerProfile {
     // Only objects for which this jq expression is true (a Job that asks the Job controller for its own gang): an
     // operator that makes a scheduler's objects itself when the object says so.
     std::shared_ptr<const expr::PathExpression> when;
-    std::string when_source;
     ProfileEdits edits;  // already merged over the profile's
   };
   std::vector<Override> overrides;

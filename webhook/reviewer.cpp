@@ -204,10 +204,9 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
 }
 
 bool Reviewer::names_own_group(const view::InstanceView& instance) const {
-  const std::string spec =
-      instance.shape == view::PodShape::PodTemplate ? instance.location + "/spec" : instance.location;
+  const std::optional<std::string> spec = instance.pod_spec_location();
   simdjson::dom::element group;
-  return req_.object.at_pointer(spec + "/schedulingGroup").get(group) == simdjson::SUCCESS;
+  return spec && req_.object.at_pointer(*spec + "/schedulingGroup").get(group) == simdjson::SUCCESS;
 }
 
 bool Reviewer::changed_by_this_request(const std::string& location) const {

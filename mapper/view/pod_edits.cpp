@@ -39,12 +39,10 @@ void apply_pod_edits(json::JsonPatchBuilder& patch, const InstanceView& instance
     if (auto done = patch.merge_map(*where, entries); !done) note(warnings, instance, what, done.error());
   };
   set(at.scheduler_name, edits.scheduler_name, "schedulerName");
-  // A pod spec of its own (a template's, or an inline one): a fragmented spec has no single place for it.
-  if (edits.scheduling_group && (instance.shape == PodShape::PodTemplate || instance.shape == PodShape::PodSpec)) {
-    const std::string spec = instance.shape == PodShape::PodTemplate ? instance.location + "/spec" : instance.location;
-    if (auto done = patch.set_string(spec + "/schedulingGroup/podGroupName", *edits.scheduling_group); !done)
-      note(warnings, instance, "schedulingGroup", done.error());
-  }
+  if (edits.scheduling_group)  // a pod spec of its own only: a fragmented spec has no single place for it
+    if (const auto spec = instance.pod_spec_location())
+      if (auto done = patch.set_string(*spec + "/schedulingGroup/podGroupName", *edits.scheduling_group); !done)
+        note(warnings, instance, "schedulingGroup", done.error());
   set(at.priority_class_name, edits.priority_class_name, "priorityClassName");
   merge(at.labels, edits.labels, "labels");
   merge(at.annotations, edits.annotations, "annotations");

@@ -41,6 +41,14 @@ struct InstanceView {
   ResourceList total_requests;                // pod_requests x pods
   std::optional<std::string> scheduler_name;  // as the object sets it now
   PodFieldLocations fields;
+
+  // The pointer to its pod spec: a template's spec, or the spec itself; none for a fragmented spec or a logical
+  // grouping, which have no single place for pod spec fields.
+  std::optional<std::string> pod_spec_location() const {
+    if (shape == PodShape::PodTemplate) return location + "/spec";
+    if (shape == PodShape::PodSpec) return location;
+    return std::nullopt;
+  }
 };
 
 struct ComponentView {
