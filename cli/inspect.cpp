@@ -129,7 +129,8 @@ int inspect(const InspectOptions& o) {
     view::WorkloadView view = view::build_view(*w.match.definition, w.doc, counted);
     policy::GangObjects objects;
     if (profile) {
-      objects = gang_objects_for(*profile, *edits, view, w.doc.root(), queue);
+      objects = gang_objects_for(*profile, edits_with_view(*profile, w.match.definition->gvk, w.doc, view, *edits),
+                                 view, w.doc.root(), queue);
       name_gangs_as_profile(view);
     }
     const std::vector<std::string>& pod_groups = objects.pod_groups;

@@ -11,6 +11,13 @@ const policy::ProfileEdits& edits_for(const policy::SchedulerProfile& profile, c
   return policy::Policy::edits_for(profile, gvk.group, gvk.kind, !policy::owners_of(doc.root()).controller, &doc);
 }
 
+const policy::ProfileEdits& edits_with_view(const policy::SchedulerProfile& profile,
+                                            const catalog::GroupVersionKind& gvk, json::ObjectDocument& doc,
+                                            const view::WorkloadView& view, const policy::ProfileEdits& counted) {
+  return policy::Policy::edits_with_view(profile, gvk.group, gvk.kind, !policy::owners_of(doc.root()).controller, doc,
+                                         view, counted);
+}
+
 policy::GangObjects gang_objects_for(const policy::SchedulerProfile& profile, const policy::ProfileEdits& edits,
                                      const view::WorkloadView& view, simdjson::dom::element root,
                                      const std::string& queue) {

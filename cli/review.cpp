@@ -159,7 +159,9 @@ int review(const ReviewOptions& o) {
     view = view::build_view(*match.definition, *doc, options);
     std::string_view queue;
     if (root.at_pointer("/metadata/annotations").at_key(kQueueAnnotation).get_string().get(queue)) queue = {};
-    objects = gang_objects_for(*rule->profile, edits, *view, root, std::string(queue));
+    objects =
+        gang_objects_for(*rule->profile, edits_with_view(*rule->profile, match.definition->gvk, *doc, *view, edits),
+                         *view, root, std::string(queue));
     name_gangs_as_profile(*view);
   }
   const std::string rule_name = rule ? rule->name : "", profile = rule && rule->profile ? rule->profile->name : "";

@@ -73,6 +73,9 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
   const auto& gvk = match.definition->gvk;
   const bool standalone = !policy::owners_of(workload).controller;
   json::ObjectDocument doc(workload);
+  // Not edits_with_view: an override that looks at the pod specs was decided by admission, on the object as it was
+  // sent, and admission labels for this controller only a workload whose objects are to be made. Here the pod specs
+  // are as admission left them, a root Job's naming workload-map's own gang.
   const policy::ProfileEdits& edits = policy::Policy::edits_for(*profile, gvk.group, gvk.kind, standalone, &doc);
   DesiredPodGroups desired;
   if (!edits.pod_group && !edits.workload) return desired;  // none: any it has go

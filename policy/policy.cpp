@@ -231,9 +231,10 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
   YAML::Node overrides = node["overrides"];
   for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
     const std::string of = field + ".overrides[" + std::to_string(i) + "]";
-    if (!r.map(overrides[i], of,
-               {"kinds", "standalone", "when", "schedulerName", "minimums", "podLabels", "podAnnotations",
-                "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "podGroup", "workload"}))
+    if (!r.map(
+            overrides[i], of,
+            {"kinds", "standalone", "when", "whenPodSpecHas", "schedulerName", "minimums", "podLabels",
+             "podAnnotations", "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "podGroup", "workload"}))
       continue;
     SchedulerProfile::Override o{r.strings(overrides[i]["kinds"], of + ".kinds"),
                                  r.boolean(overrides[i]["standalone"], of + ".standalone", false), nullptr,
@@ -246,6 +247,15 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
       } else {
         r.error(when, of + ".when", compiled.error());
       }
+    }
+    if (YAML::Node has = overrides[i]["whenPodSpecHas"]; has.IsDefined()) {
+      if (!has.IsScalar() || has.Scalar().empty() || has.Scalar()[0] != '/')
+        r.error(has, of + ".whenPodSpecHas", "must be a JSON Pointer inside the pod spec, such as /schedulingGroup");
+      else if (overrides[i]["minimums"].IsDefined())
+        r.error(overrides[i]["minimums"], of + ".minimums",
+                "cannot be set beside whenPodSpecHas: the workload is counted before its pod specs are looked at");
+      else
+        o.pod_spec_has = has.Scalar(), profile->decided_with_view = true;
     }
     profile->overrides.push_back(std::move(o));
   }
@@ -398,6 +408,7 @@ bool ProfileEdits::uses(const char* variable) const {
 void ProfileEdits::note_costly_values() {
   writes_priority_class = uses("priorityClassName");
   writes_task_groups = uses("taskGroups");
+  reads_pod_scheduling_group = uses("podSchedulingGroup");
 }
 
 view::ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
@@ -449,15 +460,39 @@ bool holds_for(const SchedulerProfile::Override& o, json::ObjectDocument* object
   return r.ok() && !r.values.empty() && r.values.front().truthy();
 }
 
+bool a_pod_spec_has(const std::string& field, json::ObjectDocument& object, const view::WorkloadView& view) {
+  simdjson::dom::element root = view.document(object).root(), found;
+  for (const auto& c : view.components)
+    for (const auto& i : c.instances)
+      if (const std::optional<std::string> spec = i.pod_spec_location())
+        if (root.at_pointer(*spec + field).get(found) == simdjson::SUCCESS) return true;
+  return false;
+}
+
+// The first override for this kind that holds; one with pod_spec_has only once the view is built.
+const ProfileEdits& first_that_holds(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
+                                     bool standalone, json::ObjectDocument* object, const view::WorkloadView* view) {
+  for (const auto& o : profile.overrides)
+    if (standalone || !o.standalone_only)
+      for (const auto& k : o.kinds)
+        if (kind_matches(k, group, kind) && holds_for(o, object) &&
+            (o.pod_spec_has.empty() || (view && a_pod_spec_has(o.pod_spec_has, *object, *view))))
+          return o.edits;
+  return profile.edits;
+}
+
 }  // namespace
 
 const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
                                       bool standalone, json::ObjectDocument* object) {
-  for (const auto& o : profile.overrides)
-    if (standalone || !o.standalone_only)
-      for (const auto& k : o.kinds)
-        if (kind_matches(k, group, kind) && holds_for(o, object)) return o.edits;
-  return profile.edits;
+  return first_that_holds(profile, group, kind, standalone, object, nullptr);
+}
+
+const ProfileEdits& Policy::edits_with_view(const SchedulerProfile& profile, std::string_view group,
+                                            std::string_view kind, bool standalone, json::ObjectDocument& object,
+                                            const view::WorkloadView& view, const ProfileEdits& chosen) {
+  if (!profile.decided_with_view) return chosen;
+  return first_that_holds(profile, group, kind, standalone, &object, &view);
 }
 
 }  // namespace wm::policy

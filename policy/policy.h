@@ -44,7 +44,7 @@ struct ProfileEdits {
 
   bool uses(const char* variable) const;  // in any label or annotation template
   // Values that cost work to compute, asked for by a template here (noted once, when the policy loads).
-  bool writes_priority_class = false, writes_task_groups = false;
+  bool writes_priority_class = false, writes_task_groups = false, reads_pod_scheduling_group = false;
   void note_costly_values();
 };
 
@@ -68,8 +68,13 @@ struct SchedulerProfile {
     // operator that makes a scheduler's objects itself when the object says so.
     std::shared_ptr<const expr::PathExpression> when;
     ProfileEdits edits;  // already merged over the profile's
+    // Only workloads one of whose pod specs has this field (a JSON Pointer inside the pod spec): a workload that
+    // brought its own object for the scheduler. Decided once the view is built, so its edits keep the profile's
+    // minimums (the view was counted with them).
+    std::string pod_spec_has;
   };
   std::vector<Override> overrides;
+  bool decided_with_view = false;  // an override has pod_spec_has
 };
 
 struct Limits {
@@ -93,7 +98,8 @@ struct Rule {
   // queue_default is the rule's `queue.default`, else its profile's queues.default.
   std::optional<std::string> queue_value, queue_label, queue_default;
   TemplatePairs pod_labels, pod_annotations;
-  bool writes_priority_class = false, writes_task_groups = false;  // in its own pod labels or annotations
+  bool writes_priority_class = false, writes_task_groups = false,
+       reads_pod_scheduling_group = false;  // in its own pod labels or annotations
   Limits limits;
   bool mutate_on_update = false;
   bool summary_annotations = true;
@@ -115,8 +121,15 @@ class Policy {
   // The profile's edits with the first override for this kind merged over them; `standalone`: the object has no
   // controller ownerReference. An override with a `when` applies only when `object` is given and its expression is
   // true for it (false, or an error, passes over it).
+  // An override with a pod_spec_has passes over until the view is built (edits_with_view).
   static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
                                        bool standalone = true, json::ObjectDocument* object = nullptr);
+  // The edits once `view` of `object` is built: the first override that holds, now with those that look at the pod
+  // specs; `chosen` (edits_for's) when the profile has none of those. Only for the object as it was sent (admission,
+  // the CLI): once admitted, its pod specs may name workload-map's own gang.
+  static const ProfileEdits& edits_with_view(const SchedulerProfile& profile, std::string_view group,
+                                             std::string_view kind, bool standalone, json::ObjectDocument& object,
+                                             const view::WorkloadView& view, const ProfileEdits& chosen);
 
   Policy() = default;
   Policy(Policy&&) = default;

@@ -9,8 +9,9 @@ namespace {
 
 // The text variables, then the counts, in TemplateValues' order (render_into relies on it).
 const char* const kVariables[] = {
-    "name",       "namespace", "kind",       "group",        "component",      "instance", "queue", "priorityClassName",
-    "taskGroups", "apiGroup",  "objectName", "gangTemplate", "workloadObject", "gangSize", "pods",  "gpus"};
+    "name",           "namespace",          "kind",       "group",    "component",  "instance",
+    "queue",          "priorityClassName",  "taskGroups", "apiGroup", "objectName", "gangTemplate",
+    "workloadObject", "podSchedulingGroup", "gangSize",   "pods",     "gpus"};
 
 std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
@@ -38,7 +39,8 @@ Result<ValueTemplate> ValueTemplate::parse(const std::string& text) {
     if (index < 0)
       return Error{"unknown template variable {{" + name +
                    "}} (known: name, namespace, kind, group, component, instance, queue, priorityClassName, "
-                   "taskGroups, apiGroup, objectName, gangTemplate, workloadObject, gangSize, pods, gpus)"};
+                   "taskGroups, apiGroup, objectName, gangTemplate, workloadObject, podSchedulingGroup, gangSize, "
+                   "pods, gpus)"};
     t.parts_.push_back({"", index});
     t.about_gang_ =
         t.about_gang_ || name == "group" || name == "gangSize" || name == "taskGroups" || name == "gangTemplate";
@@ -55,10 +57,20 @@ std::string ValueTemplate::render(const TemplateValues& v) const {
 
 void ValueTemplate::render_into(std::string& out, const TemplateValues& v) const {
   // In kVariables' order: the text variables, then the counts.
-  const std::string_view texts[] = {v.name,           v.namespace_name, v.kind,        v.group,
-                                    v.component,      v.instance,       v.queue,       v.priority_class_name,
-                                    v.task_groups,    v.api_group,      v.object_name, v.gang_template,
-                                    v.workload_object};
+  const std::string_view texts[] = {v.name,
+                                    v.namespace_name,
+                                    v.kind,
+                                    v.group,
+                                    v.component,
+                                    v.instance,
+                                    v.queue,
+                                    v.priority_class_name,
+                                    v.task_groups,
+                                    v.api_group,
+                                    v.object_name,
+                                    v.gang_template,
+                                    v.workload_object,
+                                    v.pod_scheduling_group};
   const long long counts[] = {v.gang_size, v.pods, v.gpus};
   constexpr int kTexts = static_cast<int>(std::size(texts));
   for (const auto& p : parts_) {

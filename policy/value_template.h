@@ -19,6 +19,9 @@ struct TemplateValues {
   // gang's template name in the workload object (its definition's gang name), and that object's name ("" for both
   // when it is not made).
   std::string_view api_group, object_name, gang_template, workload_object;
+  // The PodGroup the pod template names in its own spec.schedulingGroup ("" when none): where a workload brought its
+  // own gang, its pods' admission can name it again after an operator built from an older k8s.io/api dropped it.
+  std::string_view pod_scheduling_group;
   long long gang_size = 0, pods = 0, gpus = 0;
 };
 

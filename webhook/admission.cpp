@@ -187,9 +187,9 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
 
   json::ObjectDocument doc(req.object);
   static const policy::ProfileEdits no_profile;
-  const policy::ProfileEdits& edits =
+  const policy::ProfileEdits& counted =
       rule->profile ? policy::Policy::edits_for(*rule->profile, req.group, req.kind, !controller, &doc) : no_profile;
-  view::ViewOptions options = rule->profile ? policy::view_options_for(*rule->profile, edits) : view::ViewOptions{};
+  view::ViewOptions options = rule->profile ? policy::view_options_for(*rule->profile, counted) : view::ViewOptions{};
   options.catalog = state.catalog.get();
   options.references = state.references.get();
   options.namespace_name = req.namespace_name;
@@ -198,6 +198,10 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
   if (!view.problems.empty())
     return answer.not_understood(*rule, "workload-map cannot understand " + display_name(view, req.namespace_name) +
                                             ": " + view.problems.front());
+  const policy::ProfileEdits& edits =
+      rule->profile
+          ? policy::Policy::edits_with_view(*rule->profile, req.group, req.kind, !controller, doc, view, counted)
+          : no_profile;
   Reviewer reviewer(req, *rule, view, doc, edits);
   return decide(endpoint, req, *rule, reviewer, state, answer);
 }

@@ -164,6 +164,9 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
       v.group = gang ? std::string_view(gang_names_[gang - view_.gangs.data()]) : std::string_view(name_);
       v.gang_size = gang ? gang->min_member : view_.total_pods;
       v.task_groups = task_groups_of(gang);
+      if (profile.reads_pod_scheduling_group)
+        if (auto own = own_scheduling_group(i); !own || own->at_key("podGroupName").get(v.pod_scheduling_group))
+          v.pod_scheduling_group = {};
       // A template its gang's filters leave out (a CPU-only helper, say) is scheduled on its own: no gang names.
       const bool left_out = !gang && std::any_of(view_.gangs.begin(), view_.gangs.end(), [&](const auto& g) {
         return std::find(g.members.begin(), g.members.end(), c.name) != g.members.end();
@@ -181,7 +184,7 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
       edits.labels.resize(labels);
       edits.annotations.resize(annotations);
       edits.scheduling_group.reset();
-      if (profile.pod_scheduling_group && gang && gang->replica_key_path.empty() && !names_own_group(i))
+      if (profile.pod_scheduling_group && gang && gang->replica_key_path.empty() && !own_scheduling_group(i))
         if (std::string group = profile.pod_scheduling_group->render(v); !group.empty())
           edits.scheduling_group = std::move(group);
       editor.edit(i, edits, warnings);
@@ -203,10 +206,11 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
   return patch.empty() ? std::string() : patch.str();
 }
 
-bool Reviewer::names_own_group(const view::InstanceView& instance) const {
+std::optional<simdjson::dom::element> Reviewer::own_scheduling_group(const view::InstanceView& instance) const {
   const std::optional<std::string> spec = instance.pod_spec_location();
   simdjson::dom::element group;
-  return spec && req_.object.at_pointer(*spec + "/schedulingGroup").get(group) == simdjson::SUCCESS;
+  if (!spec || req_.object.at_pointer(*spec + "/schedulingGroup").get(group) != simdjson::SUCCESS) return std::nullopt;
+  return group;
 }
 
 bool Reviewer::changed_by_this_request(const std::string& location) const {

@@ -3,6 +3,7 @@
 // gangs its scheduler would wait on for ever. Knows the policy and the view; no workload type, no wire format.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,8 @@ class Reviewer {
   // (a Deployment's), so a policy change must not be written into them by an unrelated update (a label, a scale).
   bool changed_by_this_request(const std::string& location) const;
   // The pod template already names a PodGroup in its own spec (its author's): left as it is.
-  bool names_own_group(const view::InstanceView& instance) const;
+  // The instance's pod spec's own spec.schedulingGroup, when it has one.
+  std::optional<simdjson::dom::element> own_scheduling_group(const view::InstanceView& instance) const;
 
   const AdmissionRequest& req_;
   const policy::Rule& rule_;

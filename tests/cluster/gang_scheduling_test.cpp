@@ -372,6 +372,73 @@ spec:
   CHECK(all_bound);
 }
 
+// JobSet's workload-aware scheduling guide (kubernetes-sigs/jobset site/content/en/docs/workload-aware-scheduling): the
+// user makes the Workload and the PodGroup and names the PodGroup in the JobSet's template. The native profile's
+// override (whenPodSpecHas: /schedulingGroup) hands the JobSet off: workload-map makes no second Workload or PodGroup,
+// its pods are in the user's PodGroup, and kube-scheduler runs that gang.
+TEST_CASE("native: a JobSet that brought its own Workload and PodGroup gets no second gang, and its own binds") {
+  start_scheduler("native");
+  const std::string pool = node_pool("own-native");
+  add_nodes(pool, 3, 4);
+  const std::string ns = make_namespace("own-native", true);
+  RegisteredWebhook webhook(policy_for(ns, "native", ""), "base", cluster_side_args("own-native"));
+  const Cluster& cluster = Cluster::get();
+  kubectl_apply(ns, R"(apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata: {name: js-own}
+spec:
+  controllerRef: {apiGroup: jobset.x-k8s.io, kind: JobSet, name: js-own}
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy: {gang: {minCount: 3}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: js-own-workers}
+spec:
+  workloadRef: {workloadName: js-own, templateName: workers}
+  schedulingPolicy: {gang: {minCount: 3}}
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js-own}
+spec:
+  replicatedJobs:
+  - name: workers
+    replicas: 1
+    template:
+      spec:
+        parallelism: 3
+        completions: 3
+        template:
+          spec:
+            schedulingGroup: {podGroupName: js-own-workers}
+            restartPolicy: Never
+            nodeSelector: {workload-map.io/node-pool: )" +
+                        pool + R"(}
+            containers: [{name: c, image: registry.example/c:1, resources: {limits: {nvidia.com/gpu: 4}}}]
+)");
+  const std::string pods = std::string(kJobSetPods) + "js-own";
+  const bool all_bound = eventually([&] { return count_pods(ns, pods).bound == 3; }, 90s, 500ms);
+  INFO(describe(ns));
+  CHECK(all_bound);
+  CommandResult groups = cluster.kubectl({"get", "pods", "-n", ns, "-l", pods, "-o",
+                                          "jsonpath={range .items[*]}{.spec.schedulingGroup.podGroupName} "
+                                          "{.metadata.annotations.workload-map\\.io/pod-group}{\"\\n\"}{end}"});
+  REQUIRE(groups.status == 0);
+  // The bed's JobSet controller (v0.10.1, k8s.io/api v0.34) drops spec.schedulingGroup from the Jobs it makes: the
+  // annotation naming the template's own PodGroup gets each pod into it again.
+  CHECK(groups.out == "js-own-workers js-own-workers\njs-own-workers js-own-workers\njs-own-workers js-own-workers\n");
+  // Nothing of workload-map's beside the user's (the cluster side would have made its objects by now).
+  CHECK(stays(
+      [&] {
+        CommandResult ours = cluster.kubectl({"get", "podgroups.scheduling.k8s.io,workloads.scheduling.k8s.io", "-n",
+                                              ns, "-l", "app.kubernetes.io/managed-by=workload-map", "-o", "name"});
+        return ours.status == 0 && ours.out.empty();
+      },
+      5s));
+}
+
 TEST_CASE("coscheduling: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("coscheduling"); }
 TEST_CASE("volcano: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("volcano"); }
 TEST_CASE("yunikorn: two 12-GPU gangs on 16 GPUs never deadlock") { gangs_never_deadlock("yunikorn"); }

@@ -184,6 +184,14 @@ TEST_CASE("PodGroups: under native, a Job asking the Job controller for its gang
       plan_for(*store, with(R"("scheduling":{"schedulingPolicy":{"gang":{"minCount":2}}},)"), native_served);
   REQUIRE(handed_off);
   CHECK(handed_off->bodies.empty());  // the Job controller makes them (WorkloadWithJob)
+  // The Job as admission left it, its template naming workload-map's gang (podSchedulingGroup): still ours. Whether a
+  // template brought its own PodGroup (whenPodSpecHas) is admission's decision, on the object as it was sent; the
+  // bed found this plan taking the root Job's own edit for the user's.
+  std::string admitted = with("");
+  admitted.replace(admitted.find(R"("restartPolicy")"), 0, R"("schedulingGroup":{"podGroupName":"pi"},)");
+  const auto still_ours = plan_for(*store, admitted, native_served);
+  REQUIRE(still_ours);
+  CHECK(still_ours->bodies.size() == 2);
 
   const auto ray =
       plan_for(*store, test::admitted_workload("raycluster/ray-cluster.complete.yaml", "native"), native_served);

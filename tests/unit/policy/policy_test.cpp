@@ -20,6 +20,17 @@ std::optional<Policy> load(const std::string& profiles, yaml::Diagnostics& error
                       "policy.yaml", errors);
 }
 
+// Each (profiles, field): the policy with those profiles is refused, its first error naming the field.
+void check_refused(const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [profiles, field] : cases) {
+    yaml::Diagnostics errors;
+    INFO(profiles);
+    CHECK_FALSE(load(profiles, errors));
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors[0].field == field);
+  }
+}
+
 std::vector<std::string> keys(const TemplatePairs& pairs) {
   std::vector<std::string> out;
   for (const auto& [k, v] : pairs) out.push_back(k);
@@ -78,19 +89,12 @@ TEST_CASE("minimums by name: a profile's, replaced by an override's for its kind
 }
 
 TEST_CASE("null outside an override, an unknown gang rule and a bad PodGroup template are refused with their field") {
-  for (const auto& [profiles, field] : std::vector<std::pair<std::string, std::string>>{
-           {"  p:\n    podLabels: {a: null}\n", "schedulerProfiles.p.podLabels.a"},
-           {"  p:\n    gangRule: most\n", "schedulerProfiles.p.gangRule"},
-           {"  p:\n    podGroup: {spec: {minMember: \"{{size}}\"}}\n", "schedulerProfiles.p.podGroup"},
-           {"  p:\n    podGroup: null\n", "schedulerProfiles.p.podGroup"},
-       }) {
-    yaml::Diagnostics errors;
-    auto policy = load(profiles, errors);
-    INFO(profiles);
-    CHECK_FALSE(policy);
-    REQUIRE_FALSE(errors.empty());
-    CHECK(errors[0].field == field);
-  }
+  check_refused({
+      {"  p:\n    podLabels: {a: null}\n", "schedulerProfiles.p.podLabels.a"},
+      {"  p:\n    gangRule: most\n", "schedulerProfiles.p.gangRule"},
+      {"  p:\n    podGroup: {spec: {minMember: \"{{size}}\"}}\n", "schedulerProfiles.p.podGroup"},
+      {"  p:\n    podGroup: null\n", "schedulerProfiles.p.podGroup"},
+  });
 }
 
 TEST_CASE("a PodGroup template renders counts as numbers, objects as objects, and leaves empty values out") {
@@ -181,20 +185,14 @@ TEST_CASE("a profile's workload object holds a template per gang, or is not made
 }
 
 TEST_CASE("a profile's workload is checked when the policy loads, and an override can take it out") {
-  for (const auto& [profiles, field] : std::vector<std::pair<std::string, std::string>>{
-           {"  p:\n    workload: {object: {kind: Workload}}\n", "schedulerProfiles.p.workload.podGroupTemplate"},
-           {"  p:\n    workload: {object: {kind: W}, podGroupTemplate: {name: x}, maxPodGroupTemplates: 0}\n",
-            "schedulerProfiles.p.workload.maxPodGroupTemplates"},
-           {"  p:\n    workload: null\n", "schedulerProfiles.p.workload"},
-           {"  p:\n    overrides:\n    - kinds: [batch/Job]\n      when: .spec.[\n",
-            "schedulerProfiles.p.overrides[0].when"},
-       }) {
-    yaml::Diagnostics errors;
-    INFO(profiles);
-    CHECK_FALSE(load(profiles, errors));
-    REQUIRE_FALSE(errors.empty());
-    CHECK(errors[0].field == field);
-  }
+  check_refused({
+      {"  p:\n    workload: {object: {kind: Workload}}\n", "schedulerProfiles.p.workload.podGroupTemplate"},
+      {"  p:\n    workload: {object: {kind: W}, podGroupTemplate: {name: x}, maxPodGroupTemplates: 0}\n",
+       "schedulerProfiles.p.workload.maxPodGroupTemplates"},
+      {"  p:\n    workload: null\n", "schedulerProfiles.p.workload"},
+      {"  p:\n    overrides:\n    - kinds: [batch/Job]\n      when: .spec.[\n",
+       "schedulerProfiles.p.overrides[0].when"},
+  });
   yaml::Diagnostics errors;
   auto p = load(
       "  p:\n    workload: {object: {kind: W}, podGroupTemplate: {name: x}}\n    overrides:\n"
@@ -210,6 +208,39 @@ TEST_CASE("a profile's workload is checked when the policy loads, and an overrid
   json::ObjectDocument asks(parser2.parse(asks_json).value());
   CHECK_FALSE(Policy::edits_for(profile, "batch", "Job", true, &asks).workload);
   CHECK(Policy::edits_for(profile, "batch", "Job").workload);  // no object: the condition does not hold
+}
+
+// A workload that brought its own object for the scheduler (a PodGroup its pod templates name) is known only once its
+// pod specs are found: such an override is decided with the view, for any kind, and may not change how it is counted.
+TEST_CASE("an override with whenPodSpecHas holds once the view finds the field in a pod spec") {
+  check_refused({
+      {"  p:\n    overrides:\n    - kinds: [\"*\"]\n      whenPodSpecHas: schedulingGroup\n",
+       "schedulerProfiles.p.overrides[0].whenPodSpecHas"},
+      {"  p:\n    overrides:\n    - kinds: [\"*\"]\n      whenPodSpecHas: /schedulingGroup\n      minimums: kai\n",
+       "schedulerProfiles.p.overrides[0].minimums"},
+  });
+  yaml::Diagnostics errors;
+  auto p = load(
+      "  p:\n    podAnnotations: {group: \"{{group}}\"}\n    overrides:\n    - kinds: [\"*\"]\n"
+      "      whenPodSpecHas: /schedulingGroup\n      podAnnotations: {group: null}\n",
+      errors);
+  REQUIRE(p);
+  const SchedulerProfile& profile = *p->profile("p");
+  CHECK(profile.decided_with_view);
+  for (const bool own : {false, true}) {
+    INFO("the Job's template names its own group: " << own);
+    auto job = test::parse_yaml(std::string("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n") +
+                                "  template: {spec: {" + (own ? "schedulingGroup: {podGroupName: mine}, " : "") +
+                                "containers: [{name: c, image: x}]}}\n");
+    REQUIRE(job.size() == 1);
+    const auto match = test::builtin_catalog().find("batch/v1", "Job");
+    REQUIRE(match.definition);
+    const view::WorkloadView view = view::build_view(*match.definition, *job[0].doc);
+    const ProfileEdits& counted = Policy::edits_for(profile, "batch", "Job", true, job[0].doc.get());
+    CHECK(keys(counted.pod_annotations) == std::vector<std::string>{"group"});  // not decided without the view
+    const ProfileEdits& edits = Policy::edits_with_view(profile, "batch", "Job", true, *job[0].doc, view, counted);
+    CHECK(keys(edits.pod_annotations) == (own ? std::vector<std::string>{} : std::vector<std::string>{"group"}));
+  }
 }
 
 // Volcano counts a task's pods by their volcano.sh/task-spec, which the profile writes per pod template. A

@@ -206,6 +206,13 @@ spec:
 
 namespace wm::webhook {
 
+// A JobSet of one replicated Job, `pod_fields` written first in its pod spec.
+std::string small_jobset(const std::string& pod_fields = "") {
+  return "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: train}\nspec:\n  replicatedJobs:\n"
+         "  - name: w\n    template: {spec: {template: {spec: {" +
+         pod_fields + "containers: [{name: c, image: x}]}}}}\n";
+}
+
 // The native profile: Kubernetes' own gang scheduling. The workload's admission names each gang's PodGroup in a pod
 // annotation (kept by every template; a CRD made from an older k8s.io/api prunes spec.schedulingGroup), and each pod's
 // own admission copies it into spec.schedulingGroup.podGroupName (webhook/pod_group_name.h).
@@ -256,14 +263,7 @@ TEST_CASE(
     "native: without Kubernetes' own PodGroups served, a workload is admitted with a warning that names the API") {
   auto cluster = std::make_shared<view::ReferenceStore>();
   cluster->set_served("scheduling.k8s.io", "PodGroup", false);
-  const std::string jobset = R"(apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
-metadata: {name: train}
-spec:
-  replicatedJobs:
-  - name: w
-    template: {spec: {template: {spec: {containers: [{name: c, image: x}]}}}}
-)";
+  const std::string jobset = small_jobset();
   const Answer unserved = answer(Endpoint::Validate, jobset, "- name: all\n  profile: native\n", cluster);
   CHECK(unserved.allowed);
   CHECK_THAT(unserved.warnings, Catch::Contains("JobSet team-a/train gets no gang: this cluster does not serve "
@@ -301,7 +301,34 @@ TEST_CASE("native: a Job that asks the Job controller for its own gang is handed
       "apiVersion: batch/v1\nkind: Job\nmetadata: {name: pi}\nspec:\n  template: {spec: "
       "{schedulingGroup: {podGroupName: mine}, restartPolicy: Never, containers: [{name: c, "
       "image: x}]}}\n";
-  CHECK_THAT(mutate(own, native).patch, !Catch::Contains("schedulingGroup"));
+  const Answer own_job = mutate(own, native);
+  CHECK_THAT(own_job.patch, !Catch::Contains("schedulingGroup"));
+  // Nor a Workload and PodGroup of workload-map's beside the one its pods use (the Job controller's rule too): the
+  // pods are named to the template's own.
+  CHECK_THAT(own_job.patch, Catch::Contains(R"("workload-map.io/pod-group":"mine")"));
+  CHECK_THAT(own_job.patch, !Catch::Contains("workload-map.io/profile"));
+}
+
+// JobSet's workload-aware scheduling guide: the user makes the Workload and PodGroup and names the PodGroup in the
+// JobSet's templates. The profile's override (whenPodSpecHas, decided once the pod specs are found, for any kind) then
+// makes no second gang and names the user's on the pods; the same JobSet without it gets the profile's.
+TEST_CASE("native: a workload whose pod templates name their own PodGroup brought its own gang, of any kind") {
+  const std::string native = "- name: all\n  profile: native\n";
+  const Answer brought = mutate(small_jobset("schedulingGroup: {podGroupName: mine}, "), native);
+  CHECK(brought.allowed);
+  CHECK_THAT(brought.patch, !Catch::Contains("workload-map.io/profile"));  // the cluster side makes nothing
+  CHECK_THAT(brought.patch, !Catch::Contains("schedulingGroup"));
+  // Its pods are named to its own PodGroup, which each pod's admission sets where an operator dropped the field.
+  CHECK_THAT(brought.patch, Catch::Contains(R"("workload-map.io/pod-group":"mine")"));
+  const Answer pod = mutate(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: train-w-0-0, ownerReferences: [{apiVersion: batch/v1, kind: Job, "
+      "name: train-w-0, uid: u, controller: true}], annotations: {workload-map.io/pod-group: mine}}\n"
+      "spec: {containers: [{name: c, image: x}]}\n",
+      native);
+  CHECK(pod.patch == R"([{"op":"add","path":"/spec/schedulingGroup","value":{"podGroupName":"mine"}}])");
+  const Answer ours = mutate(small_jobset(), native);
+  CHECK_THAT(ours.patch, Catch::Contains(R"("workload-map.io/pod-group":"train")"));
+  CHECK_THAT(ours.patch, Catch::Contains(R"("workload-map.io/profile":"native")"));
 }
 
 }  // namespace wm::webhook
