@@ -297,6 +297,7 @@ std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::s
     for (const auto& [key, t] : *list) {
       rule.writes_priority_class = rule.writes_priority_class || t.uses("priorityClassName");
       rule.writes_task_groups = rule.writes_task_groups || t.uses("taskGroups");
+      rule.reads_pod_scheduling_group = rule.reads_pod_scheduling_group || t.uses("podSchedulingGroup");
     }
   rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
   rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);

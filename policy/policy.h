@@ -98,8 +98,8 @@ struct Rule {
   // queue_default is the rule's `queue.default`, else its profile's queues.default.
   std::optional<std::string> queue_value, queue_label, queue_default;
   TemplatePairs pod_labels, pod_annotations;
-  bool writes_priority_class = false, writes_task_groups = false,
-       reads_pod_scheduling_group = false;  // in its own pod labels or annotations
+  // Used in its own pod labels or annotations.
+  bool writes_priority_class = false, writes_task_groups = false, reads_pod_scheduling_group = false;
   Limits limits;
   bool mutate_on_update = false;
   bool summary_annotations = true;

@@ -164,7 +164,7 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
       v.group = gang ? std::string_view(gang_names_[gang - view_.gangs.data()]) : std::string_view(name_);
       v.gang_size = gang ? gang->min_member : view_.total_pods;
       v.task_groups = task_groups_of(gang);
-      if (profile.reads_pod_scheduling_group)
+      if (profile.reads_pod_scheduling_group || rule_.reads_pod_scheduling_group)
         if (auto own = own_scheduling_group(i); !own || own->at_key("podGroupName").get(v.pod_scheduling_group))
           v.pod_scheduling_group = {};
       // A template its gang's filters leave out (a CPU-only helper, say) is scheduled on its own: no gang names.

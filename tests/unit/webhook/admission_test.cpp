@@ -326,6 +326,10 @@ TEST_CASE("native: a workload whose pod templates name their own PodGroup brough
       "spec: {containers: [{name: c, image: x}]}\n",
       native);
   CHECK(pod.patch == R"([{"op":"add","path":"/spec/schedulingGroup","value":{"podGroupName":"mine"}}])");
+  // A rule's own pod annotations can name it too.
+  const Answer by_rule = mutate(small_jobset("schedulingGroup: {podGroupName: mine}, "),
+                                "- name: all\n  podAnnotations: {own-group: \"{{podSchedulingGroup}}\"}\n");
+  CHECK_THAT(by_rule.patch, Catch::Contains(R"("own-group":"mine")"));
   const Answer ours = mutate(small_jobset(), native);
   CHECK_THAT(ours.patch, Catch::Contains(R"("workload-map.io/pod-group":"train")"));
   CHECK_THAT(ours.patch, Catch::Contains(R"("workload-map.io/profile":"native")"));
