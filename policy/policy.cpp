@@ -470,30 +470,33 @@ bool a_pod_spec_has(const std::string& field, json::ObjectDocument& object, cons
   return false;
 }
 
-// The first override for this kind that holds; one with pod_spec_has only once the view is built.
-const ProfileEdits& first_that_holds(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                                     bool standalone, json::ObjectDocument* object, const view::WorkloadView* view) {
-  for (const auto& o : profile.overrides)
-    if (standalone || !o.standalone_only)
-      for (const auto& k : o.kinds)
-        if (kind_matches(k, group, kind) && holds_for(o, object) &&
-            (o.pod_spec_has.empty() || (view && a_pod_spec_has(o.pod_spec_has, *object, *view))))
-          return o.edits;
-  return profile.edits;
+bool applies_to(const SchedulerProfile::Override& o, std::string_view group, std::string_view kind, bool standalone) {
+  if (!standalone && o.standalone_only) return false;
+  return std::any_of(o.kinds.begin(), o.kinds.end(), [&](const auto& k) { return kind_matches(k, group, kind); });
 }
 
 }  // namespace
 
 const ProfileEdits& Policy::edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
                                       bool standalone, json::ObjectDocument* object) {
-  return first_that_holds(profile, group, kind, standalone, object, nullptr);
+  for (const auto& o : profile.overrides)
+    if (o.pod_spec_has.empty() && applies_to(o, group, kind, standalone) && holds_for(o, object)) return o.edits;
+  return profile.edits;
 }
 
 const ProfileEdits& Policy::edits_with_view(const SchedulerProfile& profile, std::string_view group,
                                             std::string_view kind, bool standalone, json::ObjectDocument& object,
                                             const view::WorkloadView& view, const ProfileEdits& chosen) {
   if (!profile.decided_with_view) return chosen;
-  return first_that_holds(profile, group, kind, standalone, &object, &view);
+  // Only the overrides that look at the pod specs, and only those before `chosen`: edits_for passed over the others
+  // there already (their `when` is not evaluated twice).
+  for (const auto& o : profile.overrides) {
+    if (&o.edits == &chosen) break;
+    if (!o.pod_spec_has.empty() && applies_to(o, group, kind, standalone) && holds_for(o, &object) &&
+        a_pod_spec_has(o.pod_spec_has, object, view))
+      return o.edits;
+  }
+  return chosen;
 }
 
 }  // namespace wm::policy
