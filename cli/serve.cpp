@@ -13,6 +13,7 @@
 #include "cli/version.h"
 #include "controllers/cluster_side.h"
 #include "kube/config.h"
+#include "mapper/expr/jq_sandbox.h"
 #include "webhook/server.h"
 
 namespace wm::cli {
@@ -27,6 +28,7 @@ struct ServeOptions {
   bool in_cluster = false;
   controllers::ClusterOptions cluster;
   long long read_timeout_ms = 10'000, idle_timeout_ms = 60'000, drain_timeout_ms = 20'000, shutdown_delay_ms = 0;
+  long long review_deadline_ms = 250;
 };
 
 // "ADDRESS:PORT" or "[IPv6]:PORT" into `address` and `port`; a message when it is neither.
@@ -146,9 +148,12 @@ void announce(const ServeOptions& o, const policy::StateStore& state, const Logg
 
 int serve(ServeOptions& o) {
   o.server.read_timeout = std::chrono::milliseconds(o.read_timeout_ms);
+  o.server.review_deadline = std::chrono::milliseconds(o.review_deadline_ms);
   o.server.idle_timeout = std::chrono::milliseconds(o.idle_timeout_ms);
   o.server.drain_timeout = std::chrono::milliseconds(o.drain_timeout_ms);
   o.server.shutdown_delay = std::chrono::milliseconds(o.shutdown_delay_ms);
+  // A server's jq runs forked, under limits (mapper/expr/jq_sandbox.h): admission's and the cluster side's alike.
+  expr::set_jq_sandboxed(true);
   raise_open_file_limit();
   return_large_blocks_to_the_system();
   Logger log(log_level(o.log_level));
@@ -212,6 +217,10 @@ void add_limit_options(CLI::App* command, ServeOptions* o) {
       ->check(CLI::NonNegativeNumber);
   command->add_option("--read-timeout-ms", o->read_timeout_ms, "TLS handshake and first request (default 10000)")
       ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--review-deadline-ms", o->review_deadline_ms,
+                   "how long one review's expressions may take in all; past it, the failure policy (default 250)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--idle-timeout-ms", o->idle_timeout_ms, "keep-alive wait for the next request (default 60000)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--max-connections", o->server.max_connections, "beyond this, closed at once (default 4096)")

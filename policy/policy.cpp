@@ -134,7 +134,7 @@ class PolicyReader : public yaml::YamlReader {
     if (!node.IsDefined() || node.IsNull()) return l;
     if (!map(node, field,
              {"resources", "maxPods", "requireQueue", "allowedSchedulers", "requireRequestsWithGPUs",
-              "forbidSchedulerOverride", "refuseUnmeetableGangs"}))
+              "forbidSchedulerOverride", "refuseUnmeetableGangs", "refuseInvalidPods"}))
       return l;
     if (YAML::Node r = node["resources"]; r.IsDefined()) {
       if (!r.IsMap()) error(r, field + ".resources", "must map resource names to quantities");
@@ -158,6 +158,7 @@ class PolicyReader : public yaml::YamlReader {
     l.require_requests_with_gpus = boolean(node["requireRequestsWithGPUs"], field + ".requireRequestsWithGPUs", false);
     l.forbid_scheduler_override = boolean(node["forbidSchedulerOverride"], field + ".forbidSchedulerOverride", false);
     l.refuse_unmeetable_gangs = boolean(node["refuseUnmeetableGangs"], field + ".refuseUnmeetableGangs", false);
+    l.refuse_invalid_pods = boolean(node["refuseInvalidPods"], field + ".refuseInvalidPods", false);
     return l;
   }
 };

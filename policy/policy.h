@@ -86,6 +86,9 @@ struct Limits {
   bool forbid_scheduler_override = false;   // a schedulerName set by the user must be the profile's
   // A gang whose minimum is more than its pods never starts: refused when set, else admitted with a warning.
   bool refuse_unmeetable_gangs = false;
+  // A pod template whose pods the API server will refuse (mapper/view/pod_rules.h): refused when set, else admitted
+  // with a warning.
+  bool refuse_invalid_pods = false;
 };
 
 enum class FailurePolicy { Fail, Ignore };

@@ -1,5 +1,8 @@
 #include "webhook/admission.h"
 
+#include <functional>
+#include <new>
+
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
 #include "mapper/expr/json_patch_apply.h"
@@ -40,6 +43,8 @@ std::string_view outcome_name(Outcome outcome) {
       return "failed-closed";
     case Outcome::BadRequest:
       return "bad-request";
+    case Outcome::Failed:
+      return "failed";
   }
   return "unknown";
 }
@@ -61,6 +66,7 @@ class Answer {
   explicit Answer(const AdmissionRequest& req) : req_(req) {
     result_.kind = std::string(req.kind);
     result_.operation = std::string(req.operation);
+    result_.uid = std::string(req.uid);
   }
 
   AdmissionResult give(Outcome outcome, const Decision& decision, std::string message = {}) {
@@ -137,6 +143,9 @@ std::string with_own_pod_group(const AdmissionRequest& req, std::string patch, s
 AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const policy::Rule& rule, Reviewer& reviewer,
                        const policy::AdmissionState& state, Answer& answer) {
   std::vector<std::string> warnings;
+  // On both endpoints, since either may be the one registered; the API server keeps one of equal warnings.
+  if (!rule.limits.refuse_invalid_pods)
+    for (auto& w : reviewer.invalid_pods()) warnings.push_back(std::move(w));
   if (endpoint == Endpoint::Validate) {
     if (!rule.limits.refuse_unmeetable_gangs)
       for (auto& w : reviewer.unmeetable()) warnings.push_back(std::move(w));
@@ -156,10 +165,8 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const pol
   return answer.give(outcome, Decision::allowed().with_patch(std::move(patch)).with_warnings(std::move(warnings)));
 }
 
-}  // namespace
-
-AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::AdmissionState& state,
-                       simdjson::dom::parser& parser) {
+AdmissionResult review_unguarded(Endpoint endpoint, std::string_view body, const policy::AdmissionState& state,
+                                 simdjson::dom::parser& parser) {
   Result<AdmissionRequest> decoded = decode_review(body, parser);
   if (!decoded) return bad_request(decoded.error());
   const AdmissionRequest& req = *decoded;
@@ -204,6 +211,53 @@ AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::A
           : no_profile;
   Reviewer reviewer(req, *rule, view, doc, edits);
   return decide(endpoint, req, *rule, reviewer, state, answer);
+}
+
+AdmissionResult failed_review(std::string_view body, const policy::AdmissionState& state, simdjson::dom::parser& parser,
+                              std::string_view what) noexcept {
+  try {
+    Result<AdmissionRequest> decoded = decode_review(body, parser);
+    if (!decoded) return bad_request(decoded.error());
+    const AdmissionRequest& req = *decoded;
+    Answer answer(req);
+    const std::string why = "workload-map failed while reviewing " + std::string(req.kind) + " " +
+                            std::string(req.namespace_name) + (req.namespace_name.empty() ? "" : "/") +
+                            std::string(json::string_at(req.object, "/metadata/name")) + ": " + std::string(what);
+    const policy::Rule* rule = state.policy->match(req.namespace_name, req.group, req.kind);
+    AdmissionResult result = rule ? answer.not_understood(*rule, why) : answer.allow(Outcome::NoRule);
+    result.outcome = Outcome::Failed;
+    result.message = why;
+    return result;
+  } catch (...) {
+    AdmissionResult result;
+    result.http_status = 500;
+    result.outcome = Outcome::Failed;
+    result.message = "workload-map failed while reviewing: " + std::string(what);
+    result.body = result.message;
+    return result;
+  }
+}
+
+}  // namespace
+
+AdmissionResult guarded(std::string_view body, const policy::AdmissionState& state, simdjson::dom::parser& parser,
+                        const std::function<AdmissionResult()>& review) noexcept {
+  // controller-runtime turns a handler's panic into an answer and a count; so does this: an exception from yaml-cpp, a
+  // container's at() or an allocation leaves one review failed under its rule's failure policy, never the process.
+  try {
+    return review();
+  } catch (const std::bad_alloc&) {
+    return failed_review(body, state, parser, "out of memory");
+  } catch (const std::exception& e) {
+    return failed_review(body, state, parser, e.what());
+  } catch (...) {
+    return failed_review(body, state, parser, "an unknown exception");
+  }
+}
+
+AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::AdmissionState& state,
+                       simdjson::dom::parser& parser) {
+  return guarded(body, state, parser, [&] { return review_unguarded(endpoint, body, state, parser); });
 }
 
 }  // namespace wm::webhook

@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +34,7 @@ enum class Outcome {
   NotUnderstood,  // the mapper cannot read it; failure policy Ignore let it through
   FailedClosed,   // the mapper cannot read it; failure policy Fail refused it
   BadRequest,     // not an AdmissionReview (HTTP 400)
+  Failed,         // the review threw: answered under the rule's failure policy, logged with the UID, counted
 };
 std::string_view outcome_name(Outcome outcome);
 
@@ -43,10 +45,17 @@ struct AdmissionResult {
   std::string operation;  // CREATE, UPDATE, DELETE or CONNECT, for metrics ("" when unknown)
   Outcome outcome = Outcome::Allowed;
   std::string message;  // why, for logs (denials, failures)
+  std::string uid;      // the request's UID, for the log of a failed review
 };
 
-// `parser` is the calling thread's own.
+// `parser` is the calling thread's own. Never throws: a review that throws is answered by failed_review().
 AdmissionResult review(Endpoint endpoint, std::string_view body, const policy::AdmissionState& state,
                        simdjson::dom::parser& parser);
+
+// Runs `review`; when it throws, the answer under the failure policy of the rule `body`'s object matches (allowed with
+// a warning under Ignore, refused under Fail, allowed when no rule matches), outcome Failed; HTTP 500 when even that
+// fails.
+AdmissionResult guarded(std::string_view body, const policy::AdmissionState& state, simdjson::dom::parser& parser,
+                        const std::function<AdmissionResult()>& review) noexcept;
 
 }  // namespace wm::webhook

@@ -4,6 +4,7 @@
 
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
+#include "base/json/parser_capacity.h"
 
 namespace wm::webhook {
 
@@ -11,6 +12,8 @@ Result<AdmissionRequest> decode_review(std::string_view body, simdjson::dom::par
   AdmissionRequest req;
   simdjson::dom::element root;
   simdjson::padded_string padded(body);
+  if (auto error = json::allow_max_depth(parser, body.size()))
+    return Error{std::string("the body cannot be read: ") + simdjson::error_message(error)};
   // parse() copies strings into the parser's buffers, so `padded` may go; the DOM stays valid until the
   // parser's next parse.
   if (auto error = parser.parse(padded).get(root))

@@ -3,6 +3,7 @@
 #include "common/labels.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/pod_edits.h"
+#include "mapper/view/pod_rules.h"
 #include "mapper/view/resources.h"
 #include "mapper/view/view_json.h"
 #include "policy/gang_values.h"
@@ -254,6 +255,13 @@ std::optional<std::string> Reviewer::no_workload_object() const {
          ": " + why;
 }
 
+std::vector<std::string> Reviewer::invalid_pods() const {
+  std::vector<std::string> out;
+  for (auto& breach : view::pod_template_breaches(view_, doc_))
+    out.push_back(display_name(view_, req_.namespace_name) + ": " + breach + "; the API server will refuse its pods");
+  return out;
+}
+
 std::vector<std::string> Reviewer::uncounted_devices() const {
   std::vector<std::string> out;
   for (const auto& u : view_.uncounted_devices)
@@ -264,6 +272,8 @@ std::vector<std::string> Reviewer::uncounted_devices() const {
 std::vector<std::string> Reviewer::violations() {
   std::vector<std::string> out;
   if (rule_.limits.refuse_unmeetable_gangs) out = unmeetable();
+  if (rule_.limits.refuse_invalid_pods)
+    for (auto& v : invalid_pods()) out.push_back(std::move(v));
   const policy::LimitSubject subject{view_,
                                      doc_,
                                      display_name(view_, req_.namespace_name),

@@ -33,6 +33,9 @@ class Reviewer {
 
   // Gangs the profile's scheduler would wait on for ever; refused or warned of, as the rule says.
   std::vector<std::string> unmeetable() const;
+  // Pod templates whose pods the API server will refuse (mapper/view/pod_rules.h), each as a warning; refused under
+  // the rule's refuseInvalidPods.
+  std::vector<std::string> invalid_pods() const;
   // Devices the workload's DRA claims ask for that are not counted, each a warning (refused under a limit they could
   // break: policy/limits.h).
   std::vector<std::string> uncounted_devices() const;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/json/parser_capacity.h"
+#include "mapper/expr/review_deadline.h"
 #include "webhook/admission.h"
 #include "webhook/plain_http.h"
 
@@ -171,16 +172,23 @@ class Session : public std::enable_shared_from_this<Session> {
       policy::AdmissionState state = shared_.state.current();
       Endpoint endpoint = path == "/mutate" ? Endpoint::Mutate : Endpoint::Validate;
       shared_.metrics.review_started();
-      AdmissionResult result = review(endpoint, req.body(), state, parser);
+      AdmissionResult result = [&] {
+        const expr::ReviewDeadline deadline(shared_.options.review_deadline);
+        return review(endpoint, req.body(), state, parser);
+      }();
       json::shed_capacity(parser);
       shared_.metrics.review_finished();
-      const LogLevel level = result.outcome == Outcome::Denied ? LogLevel::Info : LogLevel::Warn;
+      const LogLevel level = result.outcome == Outcome::Denied   ? LogLevel::Info
+                             : result.outcome == Outcome::Failed ? LogLevel::Error
+                                                                 : LogLevel::Warn;
       if (!result.message.empty() && shared_.log.enabled(level))
-        shared_.log.log(level, "admission " + std::string(outcome_name(result.outcome)),
-                        {{"endpoint", path.substr(1)}, {"kind", result.kind}, {"reason", result.message}});
+        shared_.log.log(
+            level, "admission " + std::string(outcome_name(result.outcome)),
+            {{"endpoint", path.substr(1)}, {"kind", result.kind}, {"uid", result.uid}, {"reason", result.message}});
       const Labels labels{path.substr(1), result.kind, outcome_name(result.outcome), result.operation};
       if (result.http_status != 200)
-        return reply(http::status::bad_request, version, result.body + "\n", keep_alive, labels, started);
+        return reply(static_cast<http::status>(result.http_status), version, result.body + "\n", keep_alive, labels,
+                     started);
       return reply(http::status::ok, version, result.body, keep_alive, labels, started, "application/json");
     }
     if (req.method() != http::verb::get)
@@ -469,7 +477,18 @@ int Server::run(const std::function<void(uint16_t, uint16_t)>& on_listening) {
   std::vector<std::thread> pool;
   auto work = [&s] {
     s.shared.state.current().catalog->warm_up();  // this thread's jq programs, before its first request
-    s.ioc.run();
+    // A handler that throws (reviews are guarded: this is the rest, connections and metrics) costs its connection,
+    // which the exception's unwinding closes, never the thread: run() is entered again.
+    for (;;) {
+      try {
+        s.ioc.run();
+        return;
+      } catch (const std::exception& e) {
+        s.shared.log.log(LogLevel::Error, "a handler failed", {{"error", e.what()}});
+      } catch (...) {
+        s.shared.log.log(LogLevel::Error, "a handler failed", {{"error", "an unknown exception"}});
+      }
+    }
   };
   for (unsigned i = 1; i < s.threads; ++i) pool.emplace_back(work);
   work();

@@ -24,6 +24,9 @@ struct ServerOptions {
   std::chrono::milliseconds read_timeout{10'000};  // TLS handshake and the first request
   std::chrono::milliseconds idle_timeout{60'000};  // waiting for the next request on a kept-alive connection
   std::chrono::milliseconds write_timeout{10'000};
+  // How long the expressions of one review may take in all (mapper/expr/review_deadline.h), well under the API
+  // server's webhook timeout (5 s as shipped): past it the object is not understood and the failure policy answers.
+  std::chrono::milliseconds review_deadline{250};
   size_t max_connections = 4096;
   std::chrono::milliseconds drain_timeout{20'000};  // on SIGTERM, how long in-flight requests may take
   // On SIGTERM, how long to go on serving before the drain: not ready, and each answer closing its connection, so

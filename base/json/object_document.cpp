@@ -21,6 +21,7 @@ simdjson::dom::element ObjectDocument::adopt(const std::string& json) {
   auto& doc = *adopted_.emplace_back(std::make_unique<simdjson::dom::document>());
   simdjson::dom::element element;
   const bool parsed =
+      allow_max_depth(scratch_parser(), json.size()) == simdjson::SUCCESS &&
       scratch_parser().parse_into_document(doc, json.data(), json.size()).get(element) == simdjson::SUCCESS;
   shed_capacity(scratch_parser());  // the document keeps its own tape and strings
   return parsed ? element : null_element();

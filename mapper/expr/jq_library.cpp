@@ -4,14 +4,20 @@ extern "C" {
 #include <jq.h>
 }
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <functional>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/json/json_pointer.h"
 #include "base/result.h"
 #include "mapper/expr/jq_input.h"
+#include "mapper/expr/jq_sandbox.h"
 #include "mapper/expr/jq_watchdog.h"
+#include "mapper/expr/review_deadline.h"
 
 namespace wm::expr {
 
@@ -86,46 +92,146 @@ bool path_to_pointer(jv path, std::string& pointer) {
 
 enum class RunStatus { Done, NotAPath };
 
-RunStatus run_state(jq_state* jq, size_t index, json::ObjectDocument& doc, bool paths, json::EvalResult& result) {
-  jv object = jq_input(doc).value;
+// One evaluation's outputs, as text, before they are adopted into the document: what the sandbox's child sends back.
+struct RawRun {
+  RunStatus status = RunStatus::Done;
+  std::string error;
+  struct Output {
+    bool has_pointer = false;
+    std::string pointer, text;
+  };
+  std::vector<Output> outputs;
+};
+
+// The child's answer over the pipe: the status, the error and each output, each field length-prefixed.
+void put(std::string& out, std::string_view field) {
+  const uint64_t size = field.size();
+  out.append(reinterpret_cast<const char*>(&size), sizeof size);
+  out.append(field);
+}
+std::string serialize(const RawRun& run) {
+  std::string out;
+  put(out, run.status == RunStatus::NotAPath ? "P" : "D");
+  put(out, run.error);
+  for (const auto& o : run.outputs) {
+    put(out, o.has_pointer ? "1" : "0");
+    put(out, o.pointer);
+    put(out, o.text);
+  }
+  return out;
+}
+bool take(std::string_view& in, std::string& field) {
+  uint64_t size = 0;
+  if (in.size() < sizeof size) return false;
+  std::memcpy(&size, in.data(), sizeof size);
+  in.remove_prefix(sizeof size);
+  if (in.size() < size) return false;
+  field.assign(in.substr(0, size));
+  in.remove_prefix(size);
+  return true;
+}
+bool deserialize(std::string_view in, RawRun& run) {
+  std::string status, flag;
+  if (!take(in, status) || !take(in, run.error)) return false;
+  run.status = status == "P" ? RunStatus::NotAPath : RunStatus::Done;
+  while (!in.empty()) {
+    RawRun::Output o;
+    if (!take(in, flag) || !take(in, o.pointer) || !take(in, o.text)) return false;
+    o.has_pointer = flag == "1";
+    run.outputs.push_back(std::move(o));
+  }
+  return true;
+}
+
+// Runs expression `index` over `object`; with a `deadline`, halted when it expires (in-process only: the sandbox's
+// child has no watchdog, and its parent kills it instead).
+RawRun run_raw(jq_state* jq, size_t index, jv object, bool paths, JqDeadline* deadline) {
+  RawRun run;
   jv input = jv_array_append(
       jv_array_append(jv_array_append(jv_array(), jv_number(static_cast<double>(index))), jv_bool(paths)),
       jv_copy(object));
   jq_start(jq, input, 0);
-  JqDeadline deadline(jq);
   while (true) {
     jv out = jq_next(jq);
-    if (!jv_is_valid(out) && deadline.expired()) {
+    if (!jv_is_valid(out) && deadline && deadline->expired()) {
       jv_free(out);
-      result.error = "stopped: the expression ran longer than " + std::to_string(kJqTimeBudget.count()) + " ms";
-      return RunStatus::Done;
+      run.error = "stopped: the expression ran longer than its budget";
+      return run;
     }
     if (!jv_is_valid(out)) {
       if (jv_invalid_has_msg(jv_copy(out))) {
         std::string message = error_text(out);
-        if (paths && message.find("Invalid path expression") != std::string::npos) return RunStatus::NotAPath;
-        result.error = message;
+        if (paths && message.find("Invalid path expression") != std::string::npos) run.status = RunStatus::NotAPath;
+        run.error = std::move(message);
       } else {
         jv_free(out);
       }
-      return RunStatus::Done;
+      return run;
     }
-    json::Value value;
+    RawRun::Output output;
     if (paths) {
-      jv at = jv_getpath(jv_copy(object), jv_copy(out));
-      value.has_pointer = path_to_pointer(out, value.pointer);
-      if (!value.has_pointer) value.pointer.clear();
-      value.element = doc.adopt(jv_text(at));
+      output.text = jv_text(jv_getpath(jv_copy(object), jv_copy(out)));
+      output.has_pointer = path_to_pointer(out, output.pointer);
+      if (!output.has_pointer) output.pointer.clear();
       jv_free(out);
     } else {
-      value.element = doc.adopt(jv_text(out));
+      output.text = jv_text(out);
     }
-    result.values.push_back(std::move(value));
+    run.outputs.push_back(std::move(output));
   }
 }
 
-// An error or a halt leaves jq's stack as it stood, for a jq_next that would backtrack on, with references to the
-// object held until the thread's next run. Starting over on null lets them go now.
+RunStatus run_state(jq_state* jq, size_t index, json::ObjectDocument& doc, bool paths, json::EvalResult& result) {
+  std::chrono::milliseconds budget = kJqTimeBudget;
+  if (const auto left = ReviewDeadline::remaining()) {
+    if (*left <= std::chrono::milliseconds(0)) {
+      result.error = ReviewDeadline::passed_error();
+      return RunStatus::Done;
+    }
+    budget = std::min(
+        budget, std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(*left)));
+  }
+  jv object = jq_input(doc).value;
+  // jq 1.6's parser stops at 256 levels, where the API server keeps 10,000 (fields a CRD preserves): its copy of such
+  // an object is invalid, and jq must never run over it (jv_dump of its outputs aborts the process).
+  if (!jv_is_valid(object)) {
+    jv message = jv_invalid_get_msg(jv_copy(object));
+    result.error =
+        "jq cannot read the object: " +
+        std::string(jv_get_kind(message) == JV_KIND_STRING ? jv_string_value(message) : "it is not valid JSON to jq");
+    jv_free(message);
+    return RunStatus::Done;
+  }
+  const std::string budget_error = budget < kJqTimeBudget ? ReviewDeadline::passed_error()
+                                                          : "stopped: the expression ran longer than " +
+                                                                std::to_string(kJqTimeBudget.count()) + " ms";
+  RawRun run;
+  if (jq_sandboxed()) {
+    SandboxResult child =
+        run_sandboxed([&] { return serialize(run_raw(jq, index, object, paths, nullptr)); }, SandboxLimits{budget});
+    if (!child.ok || !deserialize(child.output, run)) {
+      result.error = child.ok ? "stopped: the sandbox's answer could not be read"
+                     : child.why.find("ran longer") != std::string::npos ? budget_error
+                                                                         : child.why;
+      return RunStatus::Done;
+    }
+  } else {
+    JqDeadline deadline(jq, budget);
+    run = run_raw(jq, index, object, paths, &deadline);
+    if (run.error == "stopped: the expression ran longer than its budget") run.error = budget_error;
+  }
+  if (run.status == RunStatus::NotAPath) return RunStatus::NotAPath;
+  result.error = std::move(run.error);
+  for (auto& output : run.outputs) {
+    json::Value value;
+    value.has_pointer = output.has_pointer;
+    value.pointer = std::move(output.pointer);
+    value.element = doc.adopt(output.text);
+    result.values.push_back(std::move(value));
+  }
+  return RunStatus::Done;
+}
+
 void release_input(jq_state* jq) { jq_start(jq, jv_null(), 0); }
 
 std::string function_name(size_t i) { return "wm_e" + std::to_string(i); }
@@ -159,6 +265,9 @@ std::string JqLibrary::program() const {
   //   such strings are refused before jq's tonumber sees them;
   // - indices (and index, rindex) on arrays leak both arrays in jv_array_indexes, so arrays are
   //   searched with slices instead. Strings keep jq's own.
+  // And one for a builtin no deadline can stop: `*` (jq's _multiply) repeats a string a number of times in one call,
+  // so `"1" * 1000000000` from a 300-byte object builds a gigabyte. Definitions multiply counts: a string there is
+  // refused, as the native engine refuses it (expr::kRefusedPrefix). Constant numbers are folded before it is called.
   std::string out = R"(def wm_jq_tonumber: tonumber;
 def tonumber: if type == "string" and test("^[ \t\r\n]*[\\[{\"]")
   then error("string (\(tojson)) cannot be parsed as a number") else wm_jq_tonumber end;
@@ -170,6 +279,11 @@ def indices($i): if type == "array" then
   else wm_jq_indices($i) end;
 def index($i): indices($i) | .[0];
 def rindex($i): indices($i) | .[-1:][0];
+def wm_jq_multiply(a; b): _multiply(a; b);
+def _multiply(a; b): b as $b | a as $a | ($a | type) as $x | ($b | type) as $y |
+  if ($x == "string" and $y == "number") or ($x == "number" and $y == "string")
+  then error("refused: a count is a string: \($x) and \($y) cannot be multiplied as counts")
+  else wm_jq_multiply($a; $b) end;
 )";
   for (size_t i = 0; i < sources_.size(); ++i)
     out += "def " + function_name(i) + ": (" + sources_[i] + "\n);\n";  // newline: a trailing # comment ends there
@@ -231,14 +345,14 @@ json::EvalResult JqLibrary::run(size_t index, json::ObjectDocument& doc, bool wa
   if (want_pointers && !(known && not_a_path_[index].load(std::memory_order_relaxed))) {
     const RunStatus status = run_state(jq, index, doc, true, result);
     if (status == RunStatus::Done) {
-      if (!result.ok()) release_input(jq);
+      if (!result.ok() && !jq_sandboxed()) release_input(jq);
       return result;
     }
     if (known) not_a_path_[index].store(true, std::memory_order_relaxed);
   }
   result = json::EvalResult{};
   run_state(jq, index, doc, false, result);
-  if (!result.ok()) release_input(jq);
+  if (!result.ok() && !jq_sandboxed()) release_input(jq);
   return result;
 }
 

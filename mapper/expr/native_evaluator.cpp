@@ -10,6 +10,7 @@
 #include "base/json/json_writer.h"
 #include "mapper/expr/native_expression.h"
 #include "mapper/expr/native_node.h"
+#include "mapper/expr/review_deadline.h"
 
 namespace wm::expr {
 
@@ -53,6 +54,15 @@ class Evaluator {
 
   bool unsupported = false;
 
+  // Whether the review's deadline (review_deadline.h) has passed; if so the stream ends with that error.
+  bool past_deadline() {
+    const auto left = ReviewDeadline::remaining();
+    if (!left || *left > ReviewDeadline::Clock::duration::zero()) return false;
+    if (!stopped_) result_.error = ReviewDeadline::passed_error();
+    stopped_ = true;
+    return true;
+  }
+
   bool eval(const NativeNode& node, const json::Value& in, Emit emit) {
     using T = NativeNode::Type;
     // Bounded work: `as` bindings over long lists multiply. The stop cannot be caught by `?`.
@@ -62,6 +72,8 @@ class Evaluator {
       stopped_ = true;
       return false;
     }
+    // The review's deadline (review_deadline.h), looked at every few thousand steps: a clock read is dearer than one.
+    if ((steps_ & 4095) == 0 && past_deadline()) return false;
     switch (node.type) {
       case T::Identity:
         return emit(json::Value(in));
@@ -443,6 +455,12 @@ class Evaluator {
           x == y ? (op == '+' && (x == "string" || x == "array" || x == "object")) || (op == '-' && x == "array") ||
                        (op == '*' && x == "object") || (op == '/' && x == "string")
                  : op == '*' && ((x == "string" && y == "number") || (x == "number" && y == "string"));
+      // A string times a number is jq's repetition: a 300-byte object with a count written as a string and another
+      // count of a billion would have jq build a gigabyte in one builtin, which no deadline can stop. Every native
+      // expression of a definition computes counts, so a string there is an object the mapper cannot understand.
+      if (op == '*' && x != y && (x == "string" || y == "string") && (x == "number" || y == "number"))
+        return fail(std::string(kRefusedPrefix) + "a count is a string: " + std::string(x) + " and " + std::string(y) +
+                    " cannot be multiplied as counts");
       if (jq_defines) return unsupported_here();
       return fail(std::string(x) + " and " + std::string(y) + " cannot be combined with " + op);
     }
@@ -479,6 +497,7 @@ std::optional<json::EvalResult> evaluate_native(const NativeNode& root, json::Ob
   std::optional<json::EvalResult> out(std::in_place);
   json::EvalResult& result = *out;
   Evaluator evaluator(want_pointers, result);
+  if (evaluator.past_deadline()) return out;
   json::Value input;
   input.element = doc.root();
   input.has_pointer = want_pointers;

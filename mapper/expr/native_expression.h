@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/json/object_document.h"
 #include "base/json/value.h"
@@ -22,6 +23,10 @@ struct NativeNode;
 // How many evaluation steps one expression may take over one object (a path step over each of
 // 10,000 templates is about 50,000).
 inline constexpr size_t kNativeStepBudget = 10'000'000;
+
+// Errors that begin with this are the native engine's own bound, where jq would compute a value at a cost nothing
+// bounds (a string repeated a billion times); the engines are not compared on them.
+inline constexpr std::string_view kRefusedPrefix = "refused: ";
 
 class NativeExpression {
  public:

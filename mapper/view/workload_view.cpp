@@ -399,6 +399,11 @@ WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocum
   json::ObjectDocument& read = view.document(doc);
   ViewBuilder builder(read, view, options);
   for (const auto& c : definition.components) view.components.push_back(builder.component(c));
+  if (const size_t templates = view.pod_template_count(); templates > kMaxPodTemplates) {
+    view.problems.push_back(std::to_string(templates) + " pod templates, more than the " +
+                            std::to_string(kMaxPodTemplates) + " one review edits");
+    return view;
+  }
   std::vector<GangGroupView> wrapped_gangs;
   if (definition.wrapped_objects) add_wrapped_objects(definition, read, options, view, wrapped_gangs);
   for (const auto& c : view.components)

@@ -93,6 +93,11 @@ struct GangGroupView {
   bool counts(const std::string& component, const std::string& instance) const;
 };
 
+// The most pod templates one workload may have. A review's work grows with its templates (each is read, counted and
+// edited, and the patch locates each edit), and a 3 MiB body can hold tens of thousands; no workload type has more than
+// a few dozen, and a view with more is a problem (the rule's failure policy answers), so a review's cost stays bounded.
+inline constexpr size_t kMaxPodTemplates = 1000;
+
 struct WorkloadView {
   const catalog::Definition* definition = nullptr;
   catalog::GroupVersionKind gvk;  // as the object states it

@@ -26,6 +26,7 @@
 
 #include "mapper/catalog/documents.h"
 #include "tests/bench/process_usage.h"
+#include "tests/bench/test_manifests.h"
 #include "tests/bench/tls_load.h"
 #include "tests/fuzz/json_mutation.h"
 #include "tests/support/server_process.h"
@@ -66,21 +67,6 @@ std::string hostile_policy() {
   return wm::test::policy_with_rules(rules);
 }
 
-// Every document of the test manifests (upstream examples of every catalog kind), as JSON.
-std::vector<std::string> seed_objects() {
-  std::vector<std::string> objects;
-  const fs::path roots[] = {WM_CORPUS_DIR, wm::test::source_path("tests/fixtures/upstream"),
-                            wm::test::source_path("tests/fixtures/upstream-recorded")};
-  for (const auto& root : roots)
-    for (const auto& entry : fs::recursive_directory_iterator(root)) {
-      if (entry.path().extension() != ".yaml") continue;
-      wm::yaml::Diagnostics errors;
-      for (auto& document : wm::catalog::read_document_file(entry.path().string(), errors))
-        objects.push_back(document.json);
-    }
-  return objects;
-}
-
 std::vector<std::string> corpus_inputs() {
   std::vector<std::string> inputs;
   for (const char* dir : {"tests/fuzz/corpus/admission", "tests/fuzz/regressions/admission"})
@@ -106,7 +92,7 @@ std::string damaged(std::string text, std::mt19937& random) {
 
 class HostileInputs {
  public:
-  HostileInputs() : objects_(seed_objects()), corpus_(corpus_inputs()) {}
+  HostileInputs() : objects_(wm::bench::test_manifest_objects()), corpus_(corpus_inputs()) {}
   size_t objects() const { return objects_.size(); }
   size_t corpus() const { return corpus_.size(); }
 

@@ -7,7 +7,8 @@
 # build/cluster/bin/NAME-controller; and the schedulers of the shipped profiles (tests/cluster/schedulers/NAME/,
 # each a module of its own whose scheduler.conf names its binaries). Each wrapper module pins the Kubernetes
 # libraries its project was released with. Go's module and build caches make a warm rebuild quick; a module's
-# binaries are rebuilt only when its go.mod, go.sum or .conf, the Go toolchain or this script change (one stamp per
+# binaries are rebuilt only when its go.mod, go.sum or .conf, the Go toolchain or the build's flags (go_flags and
+# the ldflags below) change (one stamp per
 # module in build/cluster/bin/.stamp-MODULE: Go does not cache linked executables, and relinking takes a minute).
 # A scheduler whose module the proxy refuses (KAI) names its source archive in ../shared instead (scheduler.conf's
 # `source`): it is unpacked into build/cluster/src/MODULE and built as its own main module, and the archive, not a
@@ -31,6 +32,7 @@ minor=${release#v1.}; minor=${minor%%.*}
 pkg=k8s.io/component-base/version
 control_plane_ldflags="-s -w -X $pkg.gitVersion=$release -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
 control_plane_ldflags+=" -X $pkg.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$release"
+go_flags=(-trimpath)
 
 # Each module and its binaries, as NAME=PACKAGE: the control plane, KWOK, the operators, the schedulers.
 modules=(. nodes helm)
@@ -73,7 +75,8 @@ build_module() {
   else
     sources=("$dir"/{go.mod,go.sum})
   fi
-  stamp=$(cat "${sources[@]}" "$dir"/*.conf "$here/build.sh" <(go version) | sha256sum | cut -c1-16)
+  stamp=$(cat "${sources[@]}" "$dir"/*.conf <(go version; echo "${go_flags[*]} $control_plane_ldflags") |
+    sha256sum | cut -c1-16)
   if [[ $force != --force && -f $out/.stamp-$key && $(cat "$out/.stamp-$key") == "$stamp" ]]; then
     for binary in ${module_binaries[$module]}; do [[ -x $out/${binary%%=*} ]] || missing=1; done
     ((missing)) || return 0
@@ -95,13 +98,16 @@ build_module() {
     tar -xzf "$archive" -C "$dir" --strip-components=1
   fi
   cd "$dir"
+  local began=$SECONDS
   for binary in ${module_binaries[$module]}; do
     echo "cluster/build.sh: ${binary%%=*} from ${module/#./the control plane} ($((SECONDS - start)) s)" >&2
-    CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$out/${binary%%=*}.new" "${binary#*=}"
+    CGO_ENABLED=0 go build "${go_flags[@]}" -ldflags "$ldflags" -o "$out/${binary%%=*}.new" "${binary#*=}"
     mv "$out/${binary%%=*}.new" "$out/${binary%%=*}"
   done
   echo "$stamp" > "$out/.stamp-$key"
   echo "built $(wc -w <<< "${module_binaries[$module]}")" > "$tally/module-$key"
+  local name=${key/#./control-plane}
+  echo "cluster/build.sh: built ${name#schedulers-} in $((SECONDS - began)) s" >&2
   # Kept for the next clone; older builds of this module go (a cache, not an archive).
   if mkdir -p "$cache" 2>/dev/null; then
     rm -rf "$cache/$key-"*

@@ -336,3 +336,105 @@ TEST_CASE("native: a workload whose pod templates name their own PodGroup brough
 }
 
 }  // namespace wm::webhook
+
+namespace wm::webhook {
+namespace {
+
+// A review that throws is answered, never the end of the process: the rule's failure policy, outcome Failed.
+AdmissionResult thrown_from_review(const std::string& rules, std::function<AdmissionResult()> review) {
+  yaml::Diagnostics errors;
+  auto policy = policy::Policy::load(test::policy_with_rules(rules), "policy.yaml", errors);
+  REQUIRE(policy);
+  policy::AdmissionState state{std::make_shared<const catalog::Catalog>(catalog::Catalog::embedded(errors)),
+                               std::make_shared<const policy::Policy>(std::move(*policy))};
+  auto objects = test::parse_yaml(jobset());
+  simdjson::dom::parser parser;
+  const std::string body = test::admission_review(json::element_json(objects[0].root), "team-a");
+  return guarded(body, state, parser, review);
+}
+
+}  // namespace
+
+TEST_CASE("an exception thrown inside a review is an answer under the rule's failure policy, with the UID") {
+  auto throws = []() -> AdmissionResult { throw std::out_of_range("map::at"); };
+  AdmissionResult ignored = thrown_from_review("- name: all\n  profile: kai\n", throws);
+  CHECK(ignored.http_status == 200);
+  CHECK(ignored.outcome == Outcome::Failed);
+  CHECK_FALSE(ignored.uid.empty());
+  CHECK_THAT(ignored.body, Catch::Contains("\"allowed\":true") && Catch::Contains("map::at") &&
+                               Catch::Contains("failure policy Ignore"));
+  CHECK_THAT(ignored.message, Catch::Contains("failed while reviewing JobSet team-a/train: map::at"));
+
+  AdmissionResult refused = thrown_from_review("- name: all\n  profile: kai\n  failurePolicy: Fail\n",
+                                               []() -> AdmissionResult { throw std::bad_alloc(); });
+  CHECK(refused.outcome == Outcome::Failed);
+  CHECK_THAT(refused.body, Catch::Contains("\"allowed\":false") && Catch::Contains("out of memory"));
+
+  AdmissionResult anything = thrown_from_review("- name: all\n  profile: kai\n", []() -> AdmissionResult { throw 7; });
+  CHECK(anything.outcome == Outcome::Failed);
+  CHECK_THAT(anything.body, Catch::Contains("\"allowed\":true"));
+}
+
+}  // namespace wm::webhook
+
+namespace wm::webhook {
+
+// Workloads whose every pod the API server will refuse (a CRD's schema checks none of this): warned of under the
+// shipped policy on both endpoints, refused under refuseInvalidPods.
+TEST_CASE("workloads the API server would strand are warned of under the shipped policy, refused when the rule asks") {
+  const std::vector<std::pair<std::string, std::string>> stranded = {
+      {R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: no-limit}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: x, resources: {requests: {nvidia.com/gpu: 1}}}]
+)",
+       "container main: resources.requests[nvidia.com/gpu] 1: Limit must be set for non overcommitable resources; the "
+       "API server will refuse its pods"},
+      {R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: half-gpu}
+spec:
+  replicatedJobs:
+  - name: workers
+    template: {spec: {template: {spec: {containers: [{name: main, image: x, resources: {limits: {nvidia.com/gpu: 500m}}}]}}}}
+)",
+       "must be an integer"},
+      {R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: uneven}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template: {spec: {containers: [{name: pytorch, image: x, resources: {requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 4}}}]}}
+)",
+       "container pytorch: resources.requests[nvidia.com/gpu] 2: must be equal to nvidia.com/gpu limit of 4"},
+      {R"(apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: cpu-over}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate: {spec: {containers: [{name: w, image: x, resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}}]}}
+)",
+       "must be less than or equal to cpu limit of \"1\""}};
+  for (const auto& [manifest, warning] : stranded) {
+    INFO(manifest);
+    for (Endpoint endpoint : {Endpoint::Mutate, Endpoint::Validate}) {
+      Answer a = answer(endpoint, manifest, shipped_rules());
+      CHECK(a.allowed);
+      CHECK_THAT(a.warnings, Catch::Contains(warning) && Catch::Contains("the API server will refuse its pods"));
+    }
+    Answer refused =
+        answer(Endpoint::Validate, manifest, "- name: all\n  profile: kai\n  limits: {refuseInvalidPods: true}\n");
+    CHECK_FALSE(refused.allowed);
+  }
+  CHECK(mutate(jobset(), shipped_rules()).warnings.find("refuse its pods") == std::string::npos);
+}
+
+}  // namespace wm::webhook

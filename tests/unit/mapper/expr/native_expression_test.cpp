@@ -240,8 +240,7 @@ TEST_CASE("arithmetic on other types: jq's errors natively, jq's meanings left t
     INFO(error);
     CHECK_FALSE(path->evaluate_native(*parsed.doc, false)->ok());
   }
-  for (const char* left_to_jq :
-       {".o + .p", ".a + .b", ".s + .t", ".a - .b", ".o * .p", ".s * .n", ".n * .s", ".s / .t"}) {
+  for (const char* left_to_jq : {".o + .p", ".a + .b", ".s + .t", ".a - .b", ".o * .p", ".s / .t"}) {
     auto parsed = test::parse_json(object);
     auto path = expr::PathExpression::compile(left_to_jq);
     INFO(left_to_jq);
@@ -249,6 +248,23 @@ TEST_CASE("arithmetic on other types: jq's errors natively, jq's meanings left t
     const json::EvalResult r = path->evaluate(*parsed.doc, false);
     CHECK(r.ok());
     CHECK(r.values.size() == 1);
+  }
+}
+
+// jq repeats a string a number of times (f_multiply), in one builtin no deadline stops: `replicas: "1"` beside a size
+// of a billion took 36 s and a gigabyte. A definition's native expression computes counts, so the mapper refuses at
+// once.
+TEST_CASE("a string times a number is refused natively, never repeated by jq") {
+  auto parsed = test::parse_json(R"({"replicas":"1","size":1000000000})");
+  for (const char* count : {".replicas * .size", ".size * .replicas", "(.replicas // 1) * (.size // 1)"}) {
+    auto path = expr::PathExpression::compile(count);
+    INFO(count);
+    REQUIRE(path->is_native());
+    const auto native = path->evaluate_native(*parsed.doc, false);
+    REQUIRE(native.has_value());
+    CHECK_THAT(native->error,
+               Catch::StartsWith(std::string(expr::kRefusedPrefix)) && Catch::Contains("a count is a string"));
+    CHECK(path->evaluate(*parsed.doc, false).values.empty());
   }
 }
 
