@@ -1,5 +1,6 @@
 // review: what the webhook would answer for a manifest, offline. The same review() the server runs: mutate, then
 // validate the mutated object (the API server's order), then the gangs and PodGroups of the rule's profile.
+#include <algorithm>
 #include <boost/beast/core/detail/base64.hpp>
 #include <iostream>
 
@@ -58,6 +59,15 @@ std::optional<Answer> answer_of(const webhook::AdmissionResult& result, simdjson
   return a;
 }
 
+// Both endpoints' warnings, each once: the API server keeps one of equal warnings, and so does what shows them here.
+std::vector<std::string> warnings_of(const Answer& mutate, const Answer& validate) {
+  std::vector<std::string> out;
+  for (const auto* answer : {&mutate, &validate})
+    for (const auto& w : answer->warnings)
+      if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  return out;
+}
+
 void print_json(const Answer& mutate, const Answer& validate, const std::string& rule, const std::string& profile,
                 const view::WorkloadView* view, const policy::GangObjects& objects) {
   const std::vector<std::string>& pod_groups = objects.pod_groups;
@@ -68,11 +78,10 @@ void print_json(const Answer& mutate, const Answer& validate, const std::string&
   out += R"(,"patch":)" + (mutate.patch.empty() ? "[]" : mutate.patch);
   out += R"(,"warnings":[)";
   bool first = true;
-  for (const auto* answer : {&mutate, &validate})
-    for (const auto& w : answer->warnings) {
-      out += (first ? "" : ",") + json::json_string(w);
-      first = false;
-    }
+  for (const auto& w : warnings_of(mutate, validate)) {
+    out += (first ? "" : ",") + json::json_string(w);
+    first = false;
+  }
   out += R"(],"gangs":[)";
   if (view)
     for (size_t i = 0; i < view->gangs.size(); ++i) {
@@ -103,8 +112,7 @@ void print_text(const Answer& mutate, const Answer& validate, const std::string&
       std::cout << "gang " << g.name << ": min member " << g.min_member << " of " << g.pods << " pods\n";
   if (!objects.workload.empty()) std::cout << "workload " << objects.workload << "\n";
   for (const auto& pg : objects.pod_groups) std::cout << "podGroup " << pg << "\n";
-  for (const auto* answer : {&mutate, &validate})
-    for (const auto& w : answer->warnings) std::cout << "warning: " << w << "\n";
+  for (const auto& w : warnings_of(mutate, validate)) std::cout << "warning: " << w << "\n";
 }
 
 int review(const ReviewOptions& o) {

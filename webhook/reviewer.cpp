@@ -257,7 +257,7 @@ std::optional<std::string> Reviewer::no_workload_object() const {
 
 std::vector<std::string> Reviewer::invalid_pods() const {
   std::vector<std::string> out;
-  for (auto& breach : view::pod_template_breaches(view_, doc_))
+  for (auto& breach : view::pod_template_breaches(view_))
     out.push_back(display_name(view_, req_.namespace_name) + ": " + breach + "; the API server will refuse its pods");
   return out;
 }

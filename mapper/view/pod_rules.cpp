@@ -51,17 +51,19 @@ bool qualified_name(std::string_view s) {
   return std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
-// IsExtendedResourceName: not native, and "requests." + name a qualified name.
+// IsExtendedResourceName: not native, and "requests." + name a qualified name: the same name with a prefix 9 longer.
 bool is_extended(std::string_view name) {
-  return !is_native(name) && name.rfind("requests.", 0) != 0 && qualified_name("requests." + std::string(name));
+  if (is_native(name) || name.rfind("requests.", 0) == 0 || !qualified_name(name)) return false;
+  const size_t slash = name.find('/');
+  return slash == std::string_view::npos || slash + 9 <= 253;
 }
 
 // validateContainerResourceName's message, or nothing.
 std::optional<std::string> name_breach(std::string_view name) {
+  if (name == "cpu" || name == "memory") return std::nullopt;  // nearly every entry: no need to look further
   if (!qualified_name(name)) return "is not a qualified resource name";
   if (name.find('/') == std::string_view::npos) {
-    if (name != "cpu" && name != "memory" && name != "ephemeral-storage" && !is_hugepages(name))
-      return "must be a standard resource for containers";
+    if (name != "ephemeral-storage" && !is_hugepages(name)) return "must be a standard resource for containers";
   } else if (!is_native(name) && !is_extended(name)) {
     return "doesn't follow extended resource name standard";
   }
@@ -71,8 +73,27 @@ std::optional<std::string> name_breach(std::string_view name) {
 std::optional<Quantity> quantity_of(simdjson::dom::element value) {
   std::string_view text;
   if (value.get_string().get(text) == simdjson::SUCCESS) return Quantity::parse(text);
+  int64_t whole = 0;
+  if (value.get_int64().get(whole) == simdjson::SUCCESS) return Quantity::units(whole);
   if (value.is_number()) return Quantity::parse(json::json_number(double(value.get_double().value_unsafe())));
   return std::nullopt;
+}
+
+// Two quantities written alike (the same string, or the same integer): equal without reading them.
+bool written_alike(simdjson::dom::element a, simdjson::dom::element b) {
+  std::string_view x, y;
+  if (a.get_string().get(x) == simdjson::SUCCESS) return b.get_string().get(y) == simdjson::SUCCESS && x == y;
+  int64_t i = 0, j = 0;
+  return a.get_int64().get(i) == simdjson::SUCCESS && b.get_int64().get(j) == simdjson::SUCCESS && i == j;
+}
+
+// Whether a value needs reading as a quantity here: most entries (cpu and memory, requested alone or only limited)
+// break no rule that their quantity decides but a negative one, which shows in its first character.
+bool looks_negative(simdjson::dom::element value) {
+  std::string_view text;
+  if (value.get_string().get(text) == simdjson::SUCCESS) return !text.empty() && text.front() == '-';
+  double number = 0;
+  return value.get_double().get(number) == simdjson::SUCCESS && number < 0;
 }
 
 std::string text_of(simdjson::dom::element value) {
@@ -81,101 +102,114 @@ std::string text_of(simdjson::dom::element value) {
   return json::element_json(value);
 }
 
-// One ResourceRequirements' entries of `list` ("limits" or "requests"), read and checked on their own.
-struct Entry {
-  std::string_view name;  // into the object's DOM
-  simdjson::dom::element value;
-  std::optional<Quantity> quantity;
-  std::string text() const { return text_of(value); }
+// Where a breach is, made only when there is one: "container NAME: resources.LIST[RESOURCE]".
+struct Where {
+  std::string_view container_kind, container;
+  std::string field(std::string_view list, std::string_view name) const {
+    return std::string(container_kind) + " " + std::string(container) + ": resources." + std::string(list) + "[" +
+           std::string(name) + "]";
+  }
 };
 
-std::vector<Entry> entries(simdjson::dom::element resources, std::string_view list, const std::string& where,
-                           std::vector<std::string>& out) {
-  std::vector<Entry> read;
-  simdjson::dom::object object;
-  if (!resources.is_object() || resources.get_object().value_unsafe().at_key(list).get_object().get(object))
-    return read;
-  for (auto [key, value] : object) {
-    Entry e{key, value, quantity_of(value)};
-    auto field = [&] { return where + "resources." + std::string(list) + "[" + std::string(e.name) + "]"; };
-    if (auto why = name_breach(e.name)) out.push_back(field() + ": " + *why);
-    if (!e.quantity) {
-      out.push_back(field() + " " + e.text() + ": is not a quantity");
-    } else if (e.quantity->milli() < 0) {
-      out.push_back(field() + " " + e.text() + ": must be greater than or equal to 0");
-    } else if (is_extended(e.name) && e.quantity->milli() % 1000 != 0) {
-      out.push_back(field() + " " + e.text() + ": must be an integer");
-    } else if (is_hugepages(e.name)) {
-      const auto page = Quantity::parse(e.name.substr(10));
-      if (!page || page->milli() <= 0 || page->milli() % 1000 != 0 ||
-          e.quantity->units_ceil() % page->units_ceil() != 0)
-        out.push_back(field() + " " + e.text() + ": is not positive integer multiple of " + std::string(e.name));
-    }
-    read.push_back(e);
+// One entry of limits or requests on its own: its name and quantity. Its quantity, when it is one.
+// The quantity is read when a rule needs it (`compared`: a request with a limit), else only for names whose quantity
+// has rules of its own; the view reads every one anyway (mapper/view/resources.cpp), and warns of those that are not.
+std::optional<Quantity> check_entry(const Where& where, std::string_view list, std::string_view name,
+                                    simdjson::dom::element value, bool compared, std::vector<std::string>& out) {
+  if (auto why = name_breach(name)) out.push_back(where.field(list, name) + ": " + *why);
+  const bool own_rules = !is_native(name) || is_hugepages(name);
+  if (!compared && !own_rules && !looks_negative(value)) return std::nullopt;
+  std::optional<Quantity> q = quantity_of(value);
+  if (!q) {
+    out.push_back(where.field(list, name) + " " + text_of(value) + ": is not a quantity");
+  } else if (q->milli() < 0) {
+    out.push_back(where.field(list, name) + " " + text_of(value) + ": must be greater than or equal to 0");
+  } else if (is_extended(name) && q->milli() % 1000 != 0) {
+    out.push_back(where.field(list, name) + " " + text_of(value) + ": must be an integer");
+  } else if (is_hugepages(name)) {
+    const auto page = Quantity::parse(name.substr(10));
+    if (!page || page->milli() <= 0 || page->milli() % 1000 != 0 || q->units_ceil() % page->units_ceil() != 0)
+      out.push_back(where.field(list, name) + " " + text_of(value) + ": is not positive integer multiple of " +
+                    std::string(name));
   }
-  return read;
+  return q;
 }
 
-void check_requirements(simdjson::dom::element resources, const std::string& where, std::vector<std::string>& out) {
-  const std::vector<Entry> limits = entries(resources, "limits", where, out);
-  const std::vector<Entry> requests = entries(resources, "requests", where, out);
+void check_requirements(simdjson::dom::element resources, const Where& where, std::vector<std::string>& out) {
+  simdjson::dom::object fields, limits, requests;
+  if (resources.get_object().get(fields) != simdjson::SUCCESS) return;
+  const bool has_limits = fields.at_key("limits").get_object().get(limits) == simdjson::SUCCESS;
+  const bool has_requests = fields.at_key("requests").get_object().get(requests) == simdjson::SUCCESS;
   bool hugepages = false, cpu_or_memory = false;
-  for (const auto* list : {&limits, &requests})
-    for (const Entry& e : *list) {
-      hugepages = hugepages || is_hugepages(e.name);
-      cpu_or_memory = cpu_or_memory || e.name == "cpu" || e.name == "memory";
+  auto note = [&](std::string_view name) {
+    hugepages = hugepages || is_hugepages(name);
+    cpu_or_memory = cpu_or_memory || name == "cpu" || name == "memory";
+  };
+  if (has_limits)
+    for (auto [name, value] : limits) {
+      simdjson::dom::element request_value;
+      const bool compared = has_requests && requests.at_key(name).get(request_value) == simdjson::SUCCESS &&
+                            !written_alike(value, request_value);
+      check_entry(where, "limits", name, value, compared, out);
+      note(name);
     }
-  for (const Entry& request : requests) {
-    if (!request.quantity) continue;
-    const auto limit =
-        std::find_if(limits.begin(), limits.end(), [&](const Entry& l) { return l.name == request.name; });
-    auto field = [&] {
-      return where + "resources.requests[" + std::string(request.name) + "] " + request.text() + ": ";
-    };
-    if (limit == limits.end()) {
-      if (!overcommit_allowed(request.name))
-        out.push_back(field() + "Limit must be set for non overcommitable resources");
-    } else if (limit->quantity && *request.quantity != *limit->quantity && !overcommit_allowed(request.name)) {
-      out.push_back(field() + "must be equal to " + std::string(request.name) + " limit of " + limit->text());
-    } else if (limit->quantity && *request.quantity > *limit->quantity) {
-      out.push_back(field() + "must be less than or equal to " + std::string(request.name) + " limit of " +
-                    limit->text());
+  if (has_requests)
+    for (auto [name, value] : requests) {
+      note(name);
+      simdjson::dom::element limit_value;
+      const bool limited = has_limits && limits.at_key(name).get(limit_value) == simdjson::SUCCESS;
+      // Requested as limited, written the same (a GPU's `8` and `8`): equal, with nothing to compare.
+      const bool same_text = limited && written_alike(value, limit_value);
+      const std::optional<Quantity> request = check_entry(where, "requests", name, value, limited && !same_text, out);
+      if (same_text) continue;
+      auto field = [&] { return where.field("requests", name) + " " + text_of(value) + ": "; };
+      if (!limited) {
+        if (!overcommit_allowed(name)) out.push_back(field() + "Limit must be set for non overcommitable resources");
+        continue;
+      }
+      if (!request) continue;
+      const std::optional<Quantity> limit = quantity_of(limit_value);
+      if (!limit) continue;
+      if (*request != *limit && !overcommit_allowed(name))
+        out.push_back(field() + "must be equal to " + std::string(name) + " limit of " + text_of(limit_value));
+      else if (*request > *limit)
+        out.push_back(field() + "must be less than or equal to " + std::string(name) + " limit of " +
+                      text_of(limit_value));
     }
-  }
-  if (hugepages && !cpu_or_memory) out.push_back(where + "resources: HugePages require cpu or memory");
+  if (hugepages && !cpu_or_memory)
+    out.push_back(std::string(where.container_kind) + " " + std::string(where.container) +
+                  ": resources: HugePages require cpu or memory");
 }
 
 }  // namespace
 
 std::vector<std::string> pod_resource_breaches(simdjson::dom::element pod_spec) {
   std::vector<std::string> out;
+  simdjson::dom::object spec;
+  if (pod_spec.get_object().get(spec) != simdjson::SUCCESS) return out;
   for (std::string_view list : {"initContainers", "containers"}) {
     simdjson::dom::array containers;
-    if (!pod_spec.is_object() || pod_spec.get_object().value_unsafe().at_key(list).get_array().get(containers))
-      continue;
+    if (spec.at_key(list).get_array().get(containers) != simdjson::SUCCESS) continue;
     for (simdjson::dom::element container : containers) {
+      simdjson::dom::object fields;
       simdjson::dom::element resources;
-      if (!container.is_object() || container.get_object().value_unsafe().at_key("resources").get(resources)) continue;
+      if (container.get_object().get(fields) != simdjson::SUCCESS ||
+          fields.at_key("resources").get(resources) != simdjson::SUCCESS || !resources.is_object())
+        continue;
       std::string_view name;
-      if (container.get_object().value_unsafe().at_key("name").get_string().get(name)) name = "(no name)";
-      check_requirements(resources,
-                         (list == "initContainers" ? "init container " : "container ") + std::string(name) + ": ", out);
+      if (fields.at_key("name").get_string().get(name) != simdjson::SUCCESS) name = "(no name)";
+      check_requirements(resources, Where{list == "initContainers" ? "init container" : "container", name}, out);
     }
   }
   return out;
 }
 
-std::vector<std::string> pod_template_breaches(const WorkloadView& view, json::ObjectDocument& doc) {
+std::vector<std::string> pod_template_breaches(const WorkloadView& view) {
   std::vector<std::string> out;
-  const simdjson::dom::element root = view.document(doc).root();
   for (const auto& c : view.components)
-    for (const auto& i : c.instances) {
-      const std::optional<std::string> at = i.pod_spec_location();
-      simdjson::dom::element pod_spec;
-      if (!at || root.at_pointer(*at).get(pod_spec) != simdjson::SUCCESS) continue;
-      for (auto& breach : pod_resource_breaches(pod_spec))
-        out.push_back("pod template " + c.name + "/" + i.id + ", " + std::move(breach));
-    }
+    for (const auto& i : c.instances)
+      for (const auto& breach : i.pod_rule_breaches)
+        out.push_back("pod template " + c.name + "/" + i.id + ", " + breach);
   return out;
 }
 

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "base/json/object_document.h"
 #include "mapper/view/workload_view.h"
 
 namespace wm::view {
@@ -19,7 +18,8 @@ namespace wm::view {
 // (for instance `container main: resources.requests[nvidia.com/gpu] "500m": must be an integer`).
 std::vector<std::string> pod_resource_breaches(simdjson::dom::element pod_spec);
 
-// The same over every pod template of `view` (located in `doc`), each as "pod template COMPONENT/INSTANCE, " + breach.
-std::vector<std::string> pod_template_breaches(const WorkloadView& view, json::ObjectDocument& doc);
+// The breaches build_view found in every pod template of `view` (InstanceView::pod_rule_breaches), each as
+// "pod template COMPONENT/INSTANCE, " + breach.
+std::vector<std::string> pod_template_breaches(const WorkloadView& view);
 
 }  // namespace wm::view

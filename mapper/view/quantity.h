@@ -15,6 +15,8 @@ class Quantity {
   Quantity() = default;
   // Refuses what the API server refuses; fractions below a thousandth round up, as MilliValue() does.
   static std::optional<Quantity> parse(std::string_view text);
+  // A whole number of units, exactly (a JSON integer: `nvidia.com/gpu: 8`).
+  static Quantity units(long long n) { return Quantity(static_cast<__int128>(n) * 1000); }
 
   __int128 milli() const { return milli_; }
   // Whole units, rounded up (GPU counts, pod counts).

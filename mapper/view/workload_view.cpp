@@ -6,6 +6,7 @@
 #include "base/json/json_pointer.h"
 #include "base/json/json_read.h"
 #include "mapper/view/gangs.h"
+#include "mapper/view/pod_rules.h"
 #include "mapper/view/resources.h"
 #include "mapper/view/status.h"
 
@@ -213,6 +214,7 @@ class ViewBuilder {
       inst.scheduler_name = member_string(v->element, "schedulerName", {});
     }
     inst.pod_requests = pod_requests(pod_spec, warnings);
+    inst.pod_rule_breaches = pod_resource_breaches(pod_spec);
     simdjson::dom::element claims;
     if (!pod_spec.is_object() || pod_spec.get_object().value_unsafe().at_key("resourceClaims").get(claims))
       claims = json::ObjectDocument::null_element();

@@ -35,10 +35,12 @@ struct InstanceView {
   std::string location;  // pointer to the pod template / pod spec; for fragmented specs, the resources
   long long replicas = 1;
   std::optional<long long> min_replicas, max_replicas;
-  std::optional<long long> sub_group_min;     // its sub-group's own minimum, where the definition gives one
-  long long pods = 0;                         // pods this instance yields (0 for a logical grouping)
-  ResourceList pod_requests;                  // one pod's effective request
-  ResourceList total_requests;                // pod_requests x pods
+  std::optional<long long> sub_group_min;  // its sub-group's own minimum, where the definition gives one
+  long long pods = 0;                      // pods this instance yields (0 for a logical grouping)
+  ResourceList pod_requests;               // one pod's effective request
+  ResourceList total_requests;             // pod_requests x pods
+  // How its containers break the API server's pod rules (mapper/view/pod_rules.h): its pods would be refused.
+  std::vector<std::string> pod_rule_breaches;
   std::optional<std::string> scheduler_name;  // as the object sets it now
   PodFieldLocations fields;
 
