@@ -26,7 +26,7 @@ namespace {
 std::atomic<bool> sandboxed{false};
 
 // The process's address space now (VmSize), in bytes; 0 when unknown.
-size_t address_space() {
+[[maybe_unused]] size_t address_space() {
   FILE* f = std::fopen("/proc/self/statm", "r");
   if (!f) return 0;
   unsigned long pages = 0;

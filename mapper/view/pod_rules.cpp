@@ -154,7 +154,10 @@ void check_requirements(simdjson::dom::element resources, const Where& where, st
       note(name);
     }
   if (has_requests)
-    for (auto [name, value] : requests) {
+    for (auto member : requests) {
+      // Named, not bound: clang 14 lets no lambda capture a structured binding, and one below takes them.
+      const std::string_view name = member.key;
+      const simdjson::dom::element value = member.value;
       note(name);
       simdjson::dom::element limit_value;
       const bool limited = has_limits && limits.at_key(name).get(limit_value) == simdjson::SUCCESS;
