@@ -40,4 +40,11 @@ fi
 warm=warm
 grep -q "cluster/build.sh: built [0-9]* binaries" "$go_log" && warm=cold
 timing_report "$warm"
+# CTest's count as the run's last line (its own summary is above the fuzzing and the timings).
+if [[ -f build/ctest-junit.xml ]]; then
+  suite=$(tr '\n' ' ' < build/ctest-junit.xml | grep -o '<testsuite [^>]*>' | head -n1)
+  tests=$(sed -n 's/.*[[:space:]]tests="\([0-9]*\)".*/\1/p' <<< "$suite")
+  failures=$(sed -n 's/.*[[:space:]]failures="\([0-9]*\)".*/\1/p' <<< "$suite")
+  echo "ctest: $((${tests:-0} - ${failures:-0})) passed, ${failures:-0} failed"
+fi
 exit "$status"
