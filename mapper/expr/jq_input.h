@@ -13,11 +13,13 @@ extern "C" {
 namespace wm::expr {
 
 struct JqInput : json::ObjectDocument::EngineCopy {
-  explicit JqInput(const std::string& json) : value(jv_parse_sized(json.data(), static_cast<int>(json.size()))) {}
+  explicit JqInput(const std::string& json)
+      : value(jv_parse_sized(json.data(), static_cast<int>(json.size()))), bytes(json.size()) {}
   ~JqInput() override { jv_free(value); }
   JqInput(const JqInput&) = delete;
   JqInput& operator=(const JqInput&) = delete;
   jv value;
+  size_t bytes;  // the object's JSON text
 };
 
 // The document's jq copy, made on first use. libjq is the only engine that keeps one.

@@ -96,6 +96,7 @@ enum class RunStatus { Done, NotAPath };
 struct RawRun {
   RunStatus status = RunStatus::Done;
   std::string error;
+  bool halted = false;  // by the watchdog, past its budget
   struct Output {
     bool has_pointer = false;
     std::string pointer, text;
@@ -155,7 +156,7 @@ RawRun run_raw(jq_state* jq, size_t index, jv object, bool paths, JqDeadline* de
     jv out = jq_next(jq);
     if (!jv_is_valid(out) && deadline && deadline->expired()) {
       jv_free(out);
-      run.error = "stopped: the expression ran longer than its budget";
+      run.halted = true;
       return run;
     }
     if (!jv_is_valid(out)) {
@@ -191,7 +192,8 @@ RunStatus run_state(jq_state* jq, size_t index, json::ObjectDocument& doc, bool 
     budget = std::min(
         budget, std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(*left)));
   }
-  jv object = jq_input(doc).value;
+  const JqInput& input = jq_input(doc);
+  jv object = input.value;
   // jq 1.6's parser stops at 256 levels, where the API server keeps 10,000 (fields a CRD preserves): its copy of such
   // an object is invalid, and jq must never run over it (jv_dump of its outputs aborts the process).
   if (!jv_is_valid(object)) {
@@ -206,19 +208,21 @@ RunStatus run_state(jq_state* jq, size_t index, json::ObjectDocument& doc, bool 
                                                           : "stopped: the expression ran longer than " +
                                                                 std::to_string(kJqTimeBudget.count()) + " ms";
   RawRun run;
-  if (jq_sandboxed()) {
+  // Forked only for a large object: a fork costs about a millisecond, six times a small review's whole work, and a
+  // small object runs the catalog's jq in well under its budget, so the watchdog never halts it.
+  if (jq_sandboxed() && input.bytes > kSandboxedFromBytes) {
     SandboxResult child =
         run_sandboxed([&] { return serialize(run_raw(jq, index, object, paths, nullptr)); }, SandboxLimits{budget});
     if (!child.ok || !deserialize(child.output, run)) {
-      result.error = child.ok ? "stopped: the sandbox's answer could not be read"
-                     : child.why.find("ran longer") != std::string::npos ? budget_error
-                                                                         : child.why;
+      result.error = child.ok          ? "stopped: the sandbox's answer could not be read"
+                     : child.timed_out ? budget_error
+                                       : child.why;
       return RunStatus::Done;
     }
   } else {
     JqDeadline deadline(jq, budget);
     run = run_raw(jq, index, object, paths, &deadline);
-    if (run.error == "stopped: the expression ran longer than its budget") run.error = budget_error;
+    if (run.halted) run.error = budget_error;
   }
   if (run.status == RunStatus::NotAPath) return RunStatus::NotAPath;
   result.error = std::move(run.error);
@@ -232,6 +236,8 @@ RunStatus run_state(jq_state* jq, size_t index, json::ObjectDocument& doc, bool 
   return RunStatus::Done;
 }
 
+// An error or a halt leaves jq's stack as it stood, for a jq_next that would backtrack on, with references to the
+// object held until the thread's next run. Starting over on null lets them go now.
 void release_input(jq_state* jq) { jq_start(jq, jv_null(), 0); }
 
 std::string function_name(size_t i) { return "wm_e" + std::to_string(i); }
@@ -345,14 +351,14 @@ json::EvalResult JqLibrary::run(size_t index, json::ObjectDocument& doc, bool wa
   if (want_pointers && !(known && not_a_path_[index].load(std::memory_order_relaxed))) {
     const RunStatus status = run_state(jq, index, doc, true, result);
     if (status == RunStatus::Done) {
-      if (!result.ok() && !jq_sandboxed()) release_input(jq);
+      if (!result.ok()) release_input(jq);
       return result;
     }
     if (known) not_a_path_[index].store(true, std::memory_order_relaxed);
   }
   result = json::EvalResult{};
   run_state(jq, index, doc, false, result);
-  if (!result.ok() && !jq_sandboxed()) release_input(jq);
+  if (!result.ok()) release_input(jq);
   return result;
 }
 

@@ -114,6 +114,7 @@ SandboxResult run_sandboxed(const std::function<std::string()>& work, const Sand
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  result.timed_out = timed_out;
   if (timed_out) {
     result.why = "stopped: the expression ran longer than " + std::to_string(limits.time.count()) + " ms";
   } else if (too_large || (WIFEXITED(status) && WEXITSTATUS(status) == 3)) {

@@ -3,7 +3,7 @@
 // deadline stops, and halting an evaluation mid-way (jq_halt) leaves a jq_state that jq_reset then aborts on
 // (execute.c stack_restore's assertion). Forked, the evaluation runs on a copy of the process: past its time it is
 // killed, past its memory its allocations fail, and either way the parent's jq_state was never touched. A fork costs
-// a fraction of a millisecond, and only expressions outside the native subset pay it.
+// about a millisecond, and only expressions outside the native subset over objects over kSandboxedFromBytes pay it.
 #pragma once
 
 #include <chrono>
@@ -13,6 +13,10 @@
 
 namespace wm::expr {
 
+// Objects larger than this (as JSON) have their jq evaluations forked when the sandbox is on; smaller ones run
+// in-process under the watchdog. Real workloads are a few KiB; the bodies that run jq long are hostile and large.
+inline constexpr size_t kSandboxedFromBytes = size_t{64} << 10;
+
 struct SandboxLimits {
   std::chrono::milliseconds time{100};
   size_t memory_bytes = size_t{64} << 20;  // address space the child may add (not enforced under ASan)
@@ -21,8 +25,9 @@ struct SandboxLimits {
 
 struct SandboxResult {
   bool ok = false;
-  std::string output;  // what `work` returned, when ok
-  std::string why;     // "stopped: ..." otherwise
+  bool timed_out = false;  // killed past its time
+  std::string output;      // what `work` returned, when ok
+  std::string why;         // "stopped: ..." otherwise
 };
 
 // Runs `work` in a forked child and returns what it returned. `work` must only compute: no locks another thread may

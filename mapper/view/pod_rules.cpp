@@ -6,6 +6,7 @@
 
 #include "base/json/json_writer.h"
 #include "mapper/view/quantity.h"
+#include "mapper/view/resources.h"
 
 namespace wm::view {
 
@@ -70,15 +71,6 @@ std::optional<std::string> name_breach(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<Quantity> quantity_of(simdjson::dom::element value) {
-  std::string_view text;
-  if (value.get_string().get(text) == simdjson::SUCCESS) return Quantity::parse(text);
-  int64_t whole = 0;
-  if (value.get_int64().get(whole) == simdjson::SUCCESS) return Quantity::units(whole);
-  if (value.is_number()) return Quantity::parse(json::json_number(double(value.get_double().value_unsafe())));
-  return std::nullopt;
-}
-
 // Two quantities written alike (the same string, or the same integer): equal without reading them.
 bool written_alike(simdjson::dom::element a, simdjson::dom::element b) {
   std::string_view x, y;
@@ -94,12 +86,6 @@ bool looks_negative(simdjson::dom::element value) {
   if (value.get_string().get(text) == simdjson::SUCCESS) return !text.empty() && text.front() == '-';
   double number = 0;
   return value.get_double().get(number) == simdjson::SUCCESS && number < 0;
-}
-
-std::string text_of(simdjson::dom::element value) {
-  std::string_view text;
-  if (value.get_string().get(text) == simdjson::SUCCESS) return "\"" + std::string(text) + "\"";
-  return json::element_json(value);
 }
 
 // Where a breach is, made only when there is one: "container NAME: resources.LIST[RESOURCE]".
@@ -121,16 +107,16 @@ std::optional<Quantity> check_entry(const Where& where, std::string_view list, s
   if (!compared && !own_rules && !looks_negative(value)) return std::nullopt;
   std::optional<Quantity> q = quantity_of(value);
   if (!q) {
-    out.push_back(where.field(list, name) + " " + text_of(value) + ": is not a quantity");
+    out.push_back(where.field(list, name) + " " + json::element_json(value) + ": is not a quantity");
   } else if (q->milli() < 0) {
-    out.push_back(where.field(list, name) + " " + text_of(value) + ": must be greater than or equal to 0");
+    out.push_back(where.field(list, name) + " " + json::element_json(value) + ": must be greater than or equal to 0");
   } else if (is_extended(name) && q->milli() % 1000 != 0) {
-    out.push_back(where.field(list, name) + " " + text_of(value) + ": must be an integer");
+    out.push_back(where.field(list, name) + " " + json::element_json(value) + ": must be an integer");
   } else if (is_hugepages(name)) {
     const auto page = Quantity::parse(name.substr(10));
     if (!page || page->milli() <= 0 || page->milli() % 1000 != 0 || q->units_ceil() % page->units_ceil() != 0)
-      out.push_back(where.field(list, name) + " " + text_of(value) + ": is not positive integer multiple of " +
-                    std::string(name));
+      out.push_back(where.field(list, name) + " " + json::element_json(value) +
+                    ": is not positive integer multiple of " + std::string(name));
   }
   return q;
 }
@@ -165,7 +151,7 @@ void check_requirements(simdjson::dom::element resources, const Where& where, st
       const bool same_text = limited && written_alike(value, limit_value);
       const std::optional<Quantity> request = check_entry(where, "requests", name, value, limited && !same_text, out);
       if (same_text) continue;
-      auto field = [&] { return where.field("requests", name) + " " + text_of(value) + ": "; };
+      auto field = [&] { return where.field("requests", name) + " " + json::element_json(value) + ": "; };
       if (!limited) {
         if (!overcommit_allowed(name)) out.push_back(field() + "Limit must be set for non overcommitable resources");
         continue;
@@ -174,10 +160,11 @@ void check_requirements(simdjson::dom::element resources, const Where& where, st
       const std::optional<Quantity> limit = quantity_of(limit_value);
       if (!limit) continue;
       if (*request != *limit && !overcommit_allowed(name))
-        out.push_back(field() + "must be equal to " + std::string(name) + " limit of " + text_of(limit_value));
+        out.push_back(field() + "must be equal to " + std::string(name) + " limit of " +
+                      json::element_json(limit_value));
       else if (*request > *limit)
         out.push_back(field() + "must be less than or equal to " + std::string(name) + " limit of " +
-                      text_of(limit_value));
+                      json::element_json(limit_value));
     }
   if (hugepages && !cpu_or_memory)
     out.push_back(std::string(where.container_kind) + " " + std::string(where.container) +

@@ -6,13 +6,6 @@ namespace wm::view {
 
 namespace {
 
-std::optional<Quantity> quantity_of(simdjson::dom::element value) {
-  std::string_view text;
-  if (value.get_string().get(text) == simdjson::SUCCESS) return Quantity::parse(text);
-  if (value.is_number()) return Quantity::parse(json::json_number(double(value.get_double().value_unsafe())));
-  return std::nullopt;
-}
-
 void read_list(simdjson::dom::element list, ResourceList& out, bool only_missing, std::vector<std::string>& warnings) {
   simdjson::dom::object object;
   if (list.get_object().get(object) != simdjson::SUCCESS) return;
@@ -32,6 +25,15 @@ bool field(simdjson::dom::element element, std::string_view key, simdjson::dom::
 }
 
 }  // namespace
+
+std::optional<Quantity> quantity_of(simdjson::dom::element value) {
+  std::string_view text;
+  if (value.get_string().get(text) == simdjson::SUCCESS) return Quantity::parse(text);
+  int64_t whole = 0;
+  if (value.get_int64().get(whole) == simdjson::SUCCESS) return Quantity::units(whole);
+  if (value.is_number()) return Quantity::parse(json::json_number(double(value.get_double().value_unsafe())));
+  return std::nullopt;
+}
 
 ResourceList requirements_requests(simdjson::dom::element resources, std::vector<std::string>& warnings) {
   ResourceList out;

@@ -5,12 +5,17 @@
 
 #include <simdjson.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mapper/view/quantity.h"
 
 namespace wm::view {
+
+// A quantity as the object writes it: a string ("500m", "4Gi") or a JSON number; nothing when it is neither, or not
+// one.
+std::optional<Quantity> quantity_of(simdjson::dom::element value);
 
 // `resources` is a ResourceRequirements object ({requests, limits}).
 ResourceList requirements_requests(simdjson::dom::element resources, std::vector<std::string>& warnings);
