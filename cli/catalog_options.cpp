@@ -78,4 +78,15 @@ std::optional<policy::Policy> load_policy(const std::string& file) {
   return policy;
 }
 
+std::optional<policy::AdmissionState> load_state(const std::vector<std::string>& dirs, const std::string& policy_file,
+                                                 const std::vector<std::string>& with,
+                                                 const std::vector<std::string>& manifests) {
+  auto catalog = load_catalog(dirs);
+  auto policy = catalog ? load_policy(policy_file) : std::nullopt;
+  auto references = policy ? load_references(with, manifests) : nullptr;
+  if (!references) return std::nullopt;
+  return policy::AdmissionState{std::make_shared<const catalog::Catalog>(std::move(*catalog)),
+                                std::make_shared<const policy::Policy>(std::move(*policy)), std::move(references)};
+}
+
 }  // namespace wm::cli

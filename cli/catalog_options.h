@@ -9,6 +9,7 @@
 
 #include "mapper/catalog/catalog.h"
 #include "mapper/view/references.h"
+#include "policy/admission_state.h"
 #include "policy/policy.h"
 
 namespace wm::cli {
@@ -26,5 +27,10 @@ std::shared_ptr<view::ReferenceStore> load_references(const std::vector<std::str
                                                       const std::vector<std::string>& manifests = {});
 // The policy in `file`, or the built-in one when `file` is empty; prints problems to stderr.
 std::optional<policy::Policy> load_policy(const std::string& file);
+// What the webhook would admit with: the catalog, the policy and the referenced objects (load_catalog, load_policy,
+// load_references); prints problems to stderr and returns nothing on any.
+std::optional<policy::AdmissionState> load_state(const std::vector<std::string>& dirs, const std::string& policy_file,
+                                                 const std::vector<std::string>& with,
+                                                 const std::vector<std::string>& manifests);
 
 }  // namespace wm::cli

@@ -3,7 +3,6 @@
 #include "base/json/json_writer.h"
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
-#include "cli/profile_gangs.h"
 #include "cli/table.h"
 #include "cli/workloads.h"
 #include "mapper/view/gangs.h"
@@ -11,6 +10,7 @@
 #include "mapper/view/view_json.h"
 #include "mapper/view/workload_view.h"
 #include "policy/gang_values.h"
+#include "policy/profiled_view.h"
 
 namespace wm::cli {
 
@@ -91,67 +91,68 @@ void print_unknown(const Workload& w, bool json, bool& first) {
             << "\n\n";
 }
 
+// The profile --profile names, or null without --profile and --policy; prints the profiles there are when it names
+// none.
+std::optional<const policy::SchedulerProfile*> chosen_profile(const InspectOptions& o, const policy::Policy& policy) {
+  if (o.profile_name.empty() && o.policy_file.empty()) return nullptr;
+  if (const policy::SchedulerProfile* profile = policy.profile(o.profile_name)) return profile;
+  std::cerr << "inspect: no profile " << o.profile_name << " in "
+            << (o.policy_file.empty() ? "the built-in policy" : o.policy_file) << "; it has:";
+  for (const auto& name : policy.profile_names()) std::cerr << " " << name;
+  std::cerr << "\n";
+  return std::nullopt;
+}
+
+// The profile, its rule and the objects it needs first, then the view.
+std::string profiled_json(const view::WorkloadView& view, const policy::SchedulerProfile* profile,
+                          const policy::GangObjects& objects) {
+  std::string out = view::view_json(view);
+  if (!profile) return out;
+  std::string head = R"({"profile":)" + json::json_string(profile->name) + R"(,"gangRule":")" +
+                     view::gang_rule_name(profile->gang_rule) + R"(","podGroups":[)";
+  for (size_t i = 0; i < objects.pod_groups.size(); ++i) head += (i ? "," : "") + objects.pod_groups[i];
+  head += "],";
+  if (!objects.workload.empty()) head += R"("workload":)" + objects.workload + ",";
+  return head + out.substr(1);
+}
+
+void print_objects(const policy::GangObjects& objects) {
+  if (!objects.workload.empty()) std::cout << "workload " << objects.workload << "\n";
+  for (const auto& pg : objects.pod_groups) std::cout << "podGroup " << pg << "\n";
+  if (!objects.no_workload.empty()) std::cout << "no workload object: " << objects.no_workload << "\n";
+  if (!objects.pod_groups.empty()) std::cout << "\n";
+}
+
 int inspect(const InspectOptions& o) {
   const bool json = o.format == "json";
-  const std::string &profile_name = o.profile_name, &policy_file = o.policy_file, &queue = o.queue;
-  auto catalog = load_catalog(o.dirs);
-  if (!catalog) return kInvalid;
-  auto references = load_references(o.with, o.files);
-  if (!references) return kInvalid;
   // A scheduler profile decides how gangs are counted and named; the built-in policy holds the shipped ones.
   // The policy also says what DRA DeviceClasses count as, so it is read even without a profile.
-  std::optional<policy::Policy> policy = load_policy(policy_file);
-  if (!policy) return kInvalid;
-  const policy::SchedulerProfile* profile = nullptr;
-  if (!profile_name.empty() || !policy_file.empty()) {
-    profile = policy->profile(profile_name);
-    if (!profile) {
-      std::cerr << "inspect: no profile " << profile_name << " in "
-                << (policy_file.empty() ? "the built-in policy" : policy_file) << "; it has:";
-      for (const auto& name : policy->profile_names()) std::cerr << " " << name;
-      std::cerr << "\n";
-      return kUsage;
-    }
-  }
-
+  auto state = load_state(o.dirs, o.policy_file, o.with, o.files);
+  if (!state) return kInvalid;
+  const std::optional<const policy::SchedulerProfile*> profile = chosen_profile(o, *state->policy);
+  if (!profile) return kUsage;
   bool first = true;
   if (json) std::cout << "[";
-  int failures = for_each_workload(o.files, *catalog, [&](Workload& w) {
+  int failures = for_each_workload(o.files, *state->catalog, [&](Workload& w) {
     if (!w.match.definition) return print_unknown(w, json, first);
     // As the profile's scheduler counts this kind, else by the definitions' own minimums.
-    const policy::ProfileEdits* edits = profile ? &edits_for(*profile, w.match.definition->gvk, w.doc) : nullptr;
-    view::ViewOptions counted = profile ? policy::view_options_for(*profile, *edits) : view::ViewOptions{};
-    counted.status = o.status;
-    counted.inspect_detail = true;
-    counted.catalog = &*catalog;
-    counted.references = references.get();
-    counted.devices = &policy->devices();
-    view::WorkloadView view = view::build_view(*w.match.definition, w.doc, counted);
+    policy::ProfiledViewRequest request;
+    request.profile = *profile;
+    request.status = o.status;
+    request.inspect_detail = true;
+    policy::ProfiledView profiled = policy::profiled_view(*state, *w.match.definition, w.doc, request);
+    view::WorkloadView& view = profiled.view;
     policy::GangObjects objects;
-    if (profile) {
-      objects = gang_objects_for(*profile, edits_with_view(*profile, w.match.definition->gvk, w.doc, view, *edits),
-                                 view, w.doc.root(), queue);
-      name_gangs_as_profile(view);
+    if (*profile) {
+      objects = policy::gang_objects(profiled, **profile, w.doc.root(), view.given_name(), o.queue);
+      view::name_gangs_as_admitted(view);
     }
-    const std::vector<std::string>& pod_groups = objects.pod_groups;
     if (json) {
-      std::string out = view::view_json(view);
-      if (profile) {  // the profile, its rule and the objects it needs first, then the view
-        std::string head = R"({"profile":)" + json::json_string(profile->name) + R"(,"gangRule":")" +
-                           view::gang_rule_name(profile->gang_rule) + R"(","podGroups":[)";
-        for (size_t i = 0; i < pod_groups.size(); ++i) head += (i ? "," : "") + pod_groups[i];
-        head += "],";
-        if (!objects.workload.empty()) head += R"("workload":)" + objects.workload + ",";
-        out = head + out.substr(1);
-      }
-      std::cout << (first ? "" : ",") << out;
+      std::cout << (first ? "" : ",") << profiled_json(view, *profile, objects);
       first = false;
     } else {
       print_table(view, w);
-      if (!objects.workload.empty()) std::cout << "workload " << objects.workload << "\n";
-      for (const auto& pg : pod_groups) std::cout << "podGroup " << pg << "\n";
-      if (!objects.no_workload.empty()) std::cout << "no workload object: " << objects.no_workload << "\n";
-      if (!pod_groups.empty()) std::cout << "\n";
+      print_objects(objects);
     }
   });
   if (json) std::cout << "]\n";

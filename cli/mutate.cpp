@@ -7,6 +7,7 @@
 #include "cli/yaml_output.h"
 #include "mapper/expr/json_patch_apply.h"
 #include "mapper/view/pod_edits.h"
+#include "policy/profiled_view.h"
 
 namespace wm::cli {
 
@@ -43,13 +44,11 @@ int mutate(MutateOptions o) {
   view::RootEdits root;
   root.labels = pairs(o.root_labels);
   root.annotations = pairs(o.root_annotations);
-  auto catalog = load_catalog(o.dirs);
-  if (!catalog) return kInvalid;
-  auto references = load_references(o.with, {o.file});
-  if (!references) return kInvalid;
+  auto state = load_state(o.dirs, "", o.with, {o.file});
+  if (!state) return kInvalid;
 
   int workloads = 0, status = kOk;
-  int failures = for_each_workload(files, *catalog, [&](Workload& w) {
+  int failures = for_each_workload(files, *state->catalog, [&](Workload& w) {
     if (!w.match.definition) {
       std::cerr << w.source.file << ":" << w.source.line << ": " << w.api_version << " " << w.kind << " " << w.name
                 << ": no definition for this kind; left as it is\n";
@@ -59,10 +58,7 @@ int mutate(MutateOptions o) {
       std::cerr << w.source.file << ":" << w.source.line << ": only the first workload of the file is mutated\n";
       return;
     }
-    view::ViewOptions options;
-    options.catalog = &*catalog;
-    options.references = references.get();
-    view::WorkloadView view = view::build_view(*w.match.definition, w.doc, options);
+    const view::WorkloadView view = policy::profiled_view(*state, *w.match.definition, w.doc, {}).view;
     std::vector<std::string> warnings = view.problems;
     std::string patch = view::make_patch(view, w.doc, pods, root, warnings);
     for (const auto& warning : warnings) std::cerr << "warning: " << warning << "\n";

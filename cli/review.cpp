@@ -9,9 +9,9 @@
 #include "cli/admission_request.h"
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
-#include "cli/profile_gangs.h"
 #include "mapper/expr/json_patch_apply.h"
 #include "mapper/view/gangs.h"
+#include "policy/profiled_view.h"
 #include "webhook/admission.h"
 
 namespace wm::cli {
@@ -115,67 +115,80 @@ void print_text(const Answer& mutate, const Answer& validate, const std::string&
   for (const auto& w : warnings_of(mutate, validate)) std::cout << "warning: " << w << "\n";
 }
 
-int review(const ReviewOptions& o) {
-  auto catalog = load_catalog(o.dirs);
-  auto policy = catalog ? load_policy(o.policy_file) : std::nullopt;
-  auto object = policy ? first_object_json(o.request.file, &*catalog) : std::nullopt;
-  auto request = object ? admission_review_json(o.request, *object) : std::nullopt;
-  if (!request) return kInvalid;
-  auto references = load_references(o.with, {o.request.file});
-  if (!references) return kInvalid;
-  policy::AdmissionState state{std::make_shared<const catalog::Catalog>(std::move(*catalog)),
-                               std::make_shared<const policy::Policy>(std::move(*policy)), references};
+// The webhook's two answers: mutate, then validate the object as mutated (the API server's order). `mutated` gets the
+// object the validating webhook saw.
+std::optional<std::pair<Answer, Answer>> answers(const ReviewOptions& o, const std::string& object,
+                                                 const policy::AdmissionState& state, std::string& mutated) {
   simdjson::dom::parser parser, answers;
+  auto request = admission_review_json(o.request, object);
+  if (!request) return std::nullopt;
   auto mutate = answer_of(webhook::review(webhook::Endpoint::Mutate, *request, state, parser), answers);
-  if (!mutate) return kInvalid;
-  // The validating webhook sees the object as mutated.
-  std::string mutated = *object;
+  if (!mutate) return std::nullopt;
+  mutated = object;
   if (!mutate->patch.empty()) {
-    auto patched = expr::apply_json_patch(*object, mutate->patch);
+    auto patched = expr::apply_json_patch(object, mutate->patch);
     if (!patched) {
       std::cerr << "review: the webhook's patch does not apply: " << patched.error() << "\n";
-      return kInvalid;
+      return std::nullopt;
     }
     mutated = std::move(*patched);
   }
   request = admission_review_json(o.request, mutated);
-  if (!request) return kInvalid;
+  if (!request) return std::nullopt;
   auto validate = answer_of(webhook::review(webhook::Endpoint::Validate, *request, state, parser), answers);
-  if (!validate) return kInvalid;
+  if (!validate) return std::nullopt;
+  return std::pair{std::move(*mutate), std::move(*validate)};
+}
 
-  simdjson::dom::element root;
-  if (parser.parse(mutated).get(root)) return kInvalid;
+// The gangs and the objects the rule's profile makes for them, as admission names them.
+struct ProfileGangs {
+  std::string rule, profile;
+  std::optional<policy::ProfiledView> profiled;
+  policy::GangObjects objects;
+};
+
+ProfileGangs profile_gangs(const policy::AdmissionState& state, simdjson::dom::element root,
+                           std::string namespace_name) {
   const auto [group, version] = json::split_api_version(json::string_at(root, "/apiVersion"));
   const std::string kind(json::string_at(root, "/kind"));
-  std::string namespace_name = o.request.namespace_name;
   if (namespace_name.empty()) namespace_name = std::string(json::string_at(root, "/metadata/namespace"));
   if (namespace_name.empty()) namespace_name = "default";
+  ProfileGangs out;
   const policy::Rule* rule = state.policy->match(namespace_name, group, kind);
   const catalog::Catalog::Match match = state.catalog->find(json::string_at(root, "/apiVersion"), kind);
-  std::optional<view::WorkloadView> view;
-  policy::GangObjects objects;
-  std::optional<json::ObjectDocument> doc;
-  if (rule && rule->profile && match.definition) {
-    doc.emplace(root);
-    const policy::ProfileEdits& edits = edits_for(*rule->profile, match.definition->gvk, *doc);
-    view::ViewOptions options = policy::view_options_for(*rule->profile, edits);
-    options.inspect_detail = true;
-    options.catalog = state.catalog.get();
-    options.references = state.references.get();
-    options.namespace_name = namespace_name;
-    options.devices = &state.policy->devices();
-    view = view::build_view(*match.definition, *doc, options);
-    std::string_view queue;
-    if (root.at_pointer("/metadata/annotations").at_key(kQueueAnnotation).get_string().get(queue)) queue = {};
-    objects =
-        gang_objects_for(*rule->profile, edits_with_view(*rule->profile, match.definition->gvk, *doc, *view, edits),
-                         *view, root, std::string(queue));
-    name_gangs_as_profile(*view);
-  }
-  const std::string rule_name = rule ? rule->name : "", profile = rule && rule->profile ? rule->profile->name : "";
-  (o.format == "json" ? print_json : print_text)(*mutate, *validate, rule_name, profile, view ? &*view : nullptr,
-                                                 objects);
-  return mutate->allowed && validate->allowed ? kOk : kInvalid;
+  if (rule) out.rule = rule->name;
+  if (!rule || !rule->profile) return out;
+  out.profile = rule->profile->name;
+  if (!match.definition) return out;
+  json::ObjectDocument doc(root);
+  policy::ProfiledViewRequest request;
+  request.profile = rule->profile;
+  request.namespace_name = namespace_name;
+  request.inspect_detail = true;
+  out.profiled = policy::profiled_view(state, *match.definition, doc, request);
+  std::string_view queue;
+  if (root.at_pointer("/metadata/annotations").at_key(kQueueAnnotation).get_string().get(queue)) queue = {};
+  const view::WorkloadView& view = out.profiled->view;
+  out.objects = policy::gang_objects(*out.profiled, *rule->profile, root, view.given_name(), std::string(queue));
+  view::name_gangs_as_admitted(out.profiled->view);
+  return out;
+}
+
+int review(const ReviewOptions& o) {
+  auto state = load_state(o.dirs, o.policy_file, o.with, {o.request.file});
+  auto object = state ? first_object_json(o.request.file, state->catalog.get()) : std::nullopt;
+  if (!object) return kInvalid;
+  std::string mutated;
+  auto answered = answers(o, *object, *state, mutated);
+  if (!answered) return kInvalid;
+  const auto& [mutate, validate] = *answered;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(mutated).get(root)) return kInvalid;
+  const ProfileGangs gangs = profile_gangs(*state, root, o.request.namespace_name);
+  const view::WorkloadView* view = gangs.profiled ? &gangs.profiled->view : nullptr;
+  (o.format == "json" ? print_json : print_text)(mutate, validate, gangs.rule, gangs.profile, view, gangs.objects);
+  return mutate.allowed && validate.allowed ? kOk : kInvalid;
 }
 
 }  // namespace

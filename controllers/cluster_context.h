@@ -2,12 +2,12 @@
 // reports. ClusterSide owns each of these; a controller keeps the references.
 #pragma once
 
-#include "common/log.h"
-#include "common/metrics.h"
 #include "controllers/events.h"
 #include "kube/api.h"
 #include "kube/discovery.h"
 #include "policy/state_store.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 
 namespace wm::controllers {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/log.h"
-#include "common/metrics.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 
 namespace wm::controllers {
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "base/result.h"
-#include "common/log.h"
-#include "common/metrics.h"
 #include "kube/api.h"
 #include "kube/config.h"
 #include "policy/state_store.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 
 namespace wm::controllers {
 

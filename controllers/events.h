@@ -16,8 +16,8 @@
 #include <string_view>
 #include <thread>
 
-#include "common/log.h"
 #include "kube/api.h"
+#include "telemetry/log.h"
 
 namespace wm::controllers {
 

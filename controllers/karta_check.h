@@ -11,10 +11,9 @@
 #include <string_view>
 
 #include "mapper/catalog/definition.h"
+#include "policy/keys.h"
 
 namespace wm::controllers {
-
-inline constexpr std::string_view kAcceptedCondition = "workload-map.io/Accepted";
 
 // The workload-map.io/Accepted condition: True with reason Accepted, or False with reason Invalid and the problems.
 struct KartaCondition {

@@ -1,5 +1,7 @@
 #include "controllers/karta_labels.h"
 
+#include <vector>
+
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
 
@@ -11,10 +13,15 @@ std::optional<std::string> karta_lookup_labels_patch(simdjson::dom::element kart
       !kind.is_object())
     return std::nullopt;
   const std::string_view name = json::string_at(karta, "/metadata/name");
-  const std::pair<const char*, std::string_view> wanted[] = {{kKartaGroupLabel, json::string_at(kind, "/group")},
-                                                             {kKartaVersionLabel, json::string_at(kind, "/version")},
-                                                             {kKartaKindLabel, json::string_at(kind, "/kind")}};
-  if (name.empty() || wanted[1].second.empty() || wanted[2].second.empty()) return std::nullopt;
+  const std::string_view group = json::string_at(kind, "/group"), version = json::string_at(kind, "/version"),
+                         kind_name = json::string_at(kind, "/kind");
+  if (name.empty() || version.empty() || kind_name.empty()) return std::nullopt;
+  std::vector<std::pair<const char*, std::string_view>> wanted;
+  for (const KartaLookupScheme& scheme : kKartaLookupSchemes) {
+    wanted.emplace_back(scheme.group, group);
+    wanted.emplace_back(scheme.version, version);
+    wanted.emplace_back(scheme.kind, kind_name);
+  }
   simdjson::dom::object labels;
   const bool has_labels = karta.at_pointer("/metadata/labels").get_object().get(labels) == simdjson::SUCCESS;
   bool same = has_labels;

@@ -12,8 +12,6 @@
 #include <optional>
 #include <string>
 
-#include "common/log.h"
-#include "common/metrics.h"
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "controllers/karta_check.h"
@@ -21,6 +19,8 @@
 #include "kube/api.h"
 #include "mapper/catalog/definition.h"
 #include "policy/state_store.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 
 namespace wm::controllers {
 

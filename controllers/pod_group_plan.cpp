@@ -7,12 +7,12 @@
 #include "base/json/json_pointer.h"
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
-#include "common/labels.h"
 #include "mapper/expr/json_patch_apply.h"
 #include "mapper/view/workload_view.h"
 #include "policy/gang_values.h"
-#include "policy/owners.h"
-#include "policy/policy.h"
+#include "policy/keys.h"
+#include "policy/profile_choice.h"
+#include "policy/profiled_view.h"
 
 namespace wm::controllers {
 
@@ -53,7 +53,7 @@ std::map<std::string, catalog::GroupVersionKind> kinds_needing_pod_groups(const 
         return policy::kind_matches(k, d->gvk.group, d->gvk.kind);
       });
       auto makes_objects = [&](bool standalone) {
-        const auto& edits = policy::Policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, standalone);
+        const auto& edits = policy::edits_for(*rule.profile, d->gvk.group, d->gvk.kind, standalone);
         return edits.pod_group || edits.workload;
       };
       if (kind_ok && (makes_objects(true) || makes_objects(false)))
@@ -70,28 +70,23 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
   const catalog::Catalog::Match match = state.catalog->find(api_version, kind);
   const policy::SchedulerProfile* profile = state.policy->profile(profile_name);
   if (!match.definition || !profile) return Error{"its kind or its profile (" + profile_name + ") is no longer known"};
-  const auto& gvk = match.definition->gvk;
-  const bool standalone = !policy::owners_of(workload).controller;
   json::ObjectDocument doc(workload);
-  // Not edits_with_view: an override that looks at the pod specs was decided by admission, on the object as it was
-  // sent, and admission labels for this controller only a workload whose objects are to be made. Here the pod specs
-  // are as admission left them, a root Job's naming workload-map's own gang.
-  const policy::ProfileEdits& edits = policy::Policy::edits_for(*profile, gvk.group, gvk.kind, standalone, &doc);
+  // Not as sent: an override that looks at the pod specs was decided by admission, on the object as it was sent, and
+  // admission labels for this controller only a workload whose objects are to be made. Here the pod specs are as
+  // admission left them, a root Job's naming workload-map's own gang.
+  policy::ProfiledViewRequest request;
+  request.profile = profile;
+  request.as_sent = false;
+  const policy::ProfiledView profiled = policy::profiled_view(state, *match.definition, doc, request);
   DesiredPodGroups desired;
-  if (!edits.pod_group && !edits.workload) return desired;  // none: any it has go
-
-  view::ViewOptions options = policy::view_options_for(*profile, edits);
-  options.catalog = state.catalog.get();
-  options.references = state.references.get();
-  options.devices = &state.policy->devices();
-  const view::WorkloadView view = view::build_view(*match.definition, doc, options);
+  if (!profiled.edits->pod_group && !profiled.edits->workload) return desired;  // none: any it has go
   // Gangs from a view with problems may be wrong: nothing changes until the workload does (what it has stays).
-  if (!view.problems.empty()) return Error{"workload-map cannot understand it: " + view.problems.front()};
+  if (!profiled.view.problems.empty())
+    return Error{"workload-map cannot understand it: " + profiled.view.problems.front()};
   std::string group_name(json::string_at(workload, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
   if (group_name.empty()) group_name = json::string_at(workload, "/metadata/name");
   const std::string queue(json::string_at(workload, json::pointer_child("/metadata/annotations", kQueueAnnotation)));
-  policy::GangObjects objects = policy::gang_objects(edits.pod_group.get(), edits.workload.get(), view,
-                                                     profile->gang_rule, workload, group_name, queue);
+  policy::GangObjects objects = policy::gang_objects(profiled, *profile, workload, group_name, queue);
   desired.no_workload = std::move(objects.no_workload);
   const bool has_workload = !objects.workload.empty();
   std::vector<std::string> made;  // the workload object first

@@ -17,11 +17,9 @@
 #include "kube/discovery.h"
 #include "mapper/catalog/definition.h"
 #include "policy/admission_state.h"
+#include "policy/keys.h"
 
 namespace wm::controllers {
-
-// On each PodGroup: the uid of the workload it was made for, to find them again.
-inline constexpr std::string_view kOwnerUidLabel = "workload-map.io/owner-uid";
 
 // A PodGroup's place: (namespaced collection path, name).
 using PodGroupPlace = std::pair<std::string, std::string>;

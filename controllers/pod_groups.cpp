@@ -5,11 +5,11 @@
 #include <tuple>
 
 #include "base/json/json_read.h"
-#include "common/labels.h"
 #include "controllers/cluster_metrics.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "kube/trim.h"
+#include "policy/keys.h"
 
 namespace wm::controllers {
 

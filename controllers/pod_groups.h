@@ -21,8 +21,6 @@
 #include <thread>
 
 #include "base/result.h"
-#include "common/log.h"
-#include "common/metrics.h"
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "controllers/kind_watchers.h"
@@ -34,6 +32,8 @@
 #include "kube/discovery.h"
 #include "kube/reflector.h"
 #include "policy/state_store.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 
 namespace wm::controllers {
 

@@ -10,8 +10,6 @@
 #include <atomic>
 #include <string>
 
-#include "common/log.h"
-#include "common/metrics.h"
 #include "controllers/cluster_context.h"
 #include "controllers/kind_watchers.h"
 #include "kube/api.h"
@@ -19,6 +17,8 @@
 #include "mapper/catalog/definition.h"
 #include "policy/admission_state.h"
 #include "policy/state_store.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 
 namespace wm::controllers {
 

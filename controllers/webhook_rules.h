@@ -12,14 +12,14 @@
 #include <utility>
 #include <vector>
 
-#include "common/log.h"
-#include "common/metrics.h"
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "kube/api.h"
 #include "kube/discovery.h"
 #include "mapper/catalog/catalog.h"
 #include "policy/state_store.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 
 namespace wm::controllers {
 

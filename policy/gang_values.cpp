@@ -138,12 +138,18 @@ std::string no_workload_object(const WorkloadTemplate& workload, const view::Wor
          (kind ? kind->kind : std::string("workload object")) + " holds: each gang's PodGroup stands alone";
 }
 
-GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate* workload,
-                         const view::WorkloadView& view, view::GangRule rule, simdjson::dom::element root,
-                         const std::string& workload_name, const std::string& queue) {
-  GangObjects out;
-  if (!pod_group && !workload) return out;
-  const std::string priority_class = first_priority_class(view, root);
+namespace {
+
+// A gang workload-map makes objects for, with what its templates need beyond the workload's values.
+struct OurGang {
+  const view::GangGroupView* gang;
+  std::string resources, task_mins, template_name;
+};
+
+// The workload's values; views of `view`, `root`, the names and `priority_class`, which the caller keeps.
+TemplateValues workload_values(const view::WorkloadView& view, simdjson::dom::element root,
+                               const std::string& workload_name, const std::string& queue,
+                               const std::string& priority_class) {
   TemplateValues values;
   values.name = workload_name;
   values.namespace_name = view.namespace_name;
@@ -154,44 +160,61 @@ GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate
   values.priority_class_name = priority_class;
   values.pods = view.total_pods;
   values.gpus = view::gpu_count(view.total_requests);
-  struct Gang {
-    const view::GangGroupView* gang;
-    std::string resources, task_mins, template_name;
-  };
-  std::vector<Gang> ours;
-  std::vector<std::string> gang_names;
+  return values;
+}
+
+std::vector<OurGang> our_gangs(const view::WorkloadView& view, view::GangRule rule) {
+  std::vector<OurGang> ours;
   for (const auto& g : view.gangs) {
     if (g.made_by_operator) continue;  // the operator makes its own gangs' objects
     auto members = view::gang_members(g, view.components, rule);
     ours.push_back({&g, view::resources_json(view::gang_min_resources(members)), task_min_members_json(members), ""});
-    gang_names.push_back(g.name);
   }
+  return ours;
+}
+
+// The workload object with an entry per gang; names each gang's entry (its template_name).
+std::string workload_object(const WorkloadTemplate& workload, std::vector<OurGang>& ours, TemplateValues values) {
+  std::vector<std::string> gang_names;
+  for (const auto& g : ours) gang_names.push_back(g.gang->name);
+  const std::vector<std::string> names = template_names(gang_names);
+  std::string entries = "[";
+  for (size_t i = 0; i < ours.size(); ++i) {
+    ours[i].template_name = names[i];
+    values.gang_size = ours[i].gang->min_member;
+    values.gang_template = ours[i].template_name;
+    if (i) entries.push_back(',');
+    entries += workload.pod_group_template.render_json(values, {ours[i].resources, ours[i].task_mins});
+  }
+  entries.push_back(']');
+  values.gang_size = 0;
+  values.gang_template = {};
+  return workload.object.render_json(values, {{}, {}, entries});
+}
+
+std::string object_name(const std::string& object_json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element made;
+  if (parser.parse(object_json).get(made) != simdjson::SUCCESS) return {};
+  return std::string(json::string_at(made, "/metadata/name"));
+}
+
+}  // namespace
+
+GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate* workload,
+                         const view::WorkloadView& view, view::GangRule rule, simdjson::dom::element root,
+                         const std::string& workload_name, const std::string& queue) {
+  GangObjects out;
+  if (!pod_group && !workload) return out;
+  const std::string priority_class = first_priority_class(view, root);
+  TemplateValues values = workload_values(view, root, workload_name, queue, priority_class);
+  std::vector<OurGang> ours = our_gangs(view, rule);
   if (workload) out.no_workload = no_workload_object(*workload, view);
-  if (workload && out.no_workload.empty() && !ours.empty()) {
-    const std::vector<std::string> names = template_names(gang_names);
-    std::string entries = "[";
-    for (size_t i = 0; i < ours.size(); ++i) {
-      ours[i].template_name = names[i];
-      values.gang_size = ours[i].gang->min_member;
-      values.gang_template = ours[i].template_name;
-      if (i) entries.push_back(',');
-      entries += workload->pod_group_template.render_json(values, {ours[i].resources, ours[i].task_mins});
-    }
-    entries.push_back(']');
-    values.gang_size = 0;
-    values.gang_template = {};
-    out.workload = workload->object.render_json(values, {{}, {}, entries});
-  }
+  if (workload && out.no_workload.empty() && !ours.empty()) out.workload = workload_object(*workload, ours, values);
   if (!pod_group) return out;
   // Only a workload object that was made is named by the PodGroups.
-  std::string workload_object;
-  if (!out.workload.empty()) {
-    simdjson::dom::parser parser;
-    simdjson::dom::element made;
-    if (parser.parse(out.workload).get(made) == simdjson::SUCCESS)
-      workload_object = std::string(json::string_at(made, "/metadata/name"));
-  }
-  values.workload_object = workload_object;
+  const std::string made_workload = out.workload.empty() ? std::string() : object_name(out.workload);
+  values.workload_object = made_workload;
   for (const auto& [g, resources, task_mins, template_name] : ours) {
     const std::string name = view::gang_object_name(workload_name, view.gangs, *g);
     values.gang_size = g->min_member;

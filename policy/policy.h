@@ -121,18 +121,6 @@ class Policy {
   std::vector<std::string> profile_names() const;
   // What DRA DeviceClasses count as under limits (the `devices` section); what view options point at.
   const view::DeviceClassMapping& devices() const { return devices_; }
-  // The profile's edits with the first override for this kind merged over them; `standalone`: the object has no
-  // controller ownerReference. An override with a `when` applies only when `object` is given and its expression is
-  // true for it (false, or an error, passes over it).
-  // An override with a pod_spec_has passes over until the view is built (edits_with_view).
-  static const ProfileEdits& edits_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                                       bool standalone = true, json::ObjectDocument* object = nullptr);
-  // The edits once `view` of `object` is built: the first override that holds, now with those that look at the pod
-  // specs; `chosen` (edits_for's) when the profile has none of those. Only for the object as it was sent (admission,
-  // the CLI): once admitted, its pod specs may name workload-map's own gang.
-  static const ProfileEdits& edits_with_view(const SchedulerProfile& profile, std::string_view group,
-                                             std::string_view kind, bool standalone, json::ObjectDocument& object,
-                                             const view::WorkloadView& view, const ProfileEdits& chosen);
 
   Policy() = default;
   Policy(Policy&&) = default;
@@ -145,12 +133,6 @@ class Policy {
   std::vector<Rule> rules_;
   view::DeviceClassMapping devices_;
 };
-
-// How the profile's scheduler counts a gang of this kind: its gang rule, and the minimums its edits for the kind name.
-view::ViewOptions view_options_for(const SchedulerProfile& profile, std::string_view group, std::string_view kind,
-                                   bool standalone = true, json::ObjectDocument* object = nullptr);
-// The same, with the edits already chosen (Policy::edits_for).
-view::ViewOptions view_options_for(const SchedulerProfile& profile, const ProfileEdits& edits);
 
 bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind);
 // `over`'s edits over `base`'s: its scheduler name if it has one, its keys replacing or added.

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/file_watch.h"
 #include "base/yaml/diagnostic.h"
-#include "common/file_watch.h"
 #include "policy/admission_state.h"
 
 namespace wm::policy {

@@ -14,7 +14,7 @@ tag=${2:-$version}
 binary=build/cli/workload-map
 [[ -x $binary ]] || scripts/build.sh >/dev/null
 for tool in mmdebstrap umoci; do
-  command -v $tool >/dev/null || { echo "$0: $tool is missing (scripts/setup.sh --image installs it)" >&2; exit 1; }
+  command -v $tool >/dev/null || { echo "$0: $tool is missing (scripts/setup.sh installs it)" >&2; exit 1; }
 done
 
 # The packages that hold the libraries the binary links (/lib is /usr/lib on Debian 12: ask dpkg for both).

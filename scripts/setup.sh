@@ -1,6 +1,18 @@
 #!/usr/bin/env bash
 # Installs everything workload-map needs to build and test, from Debian 12's packages. Idempotent.
+#   --fuzz     clang, for libFuzzer and the sanitized build
+#   --bench    the public load tool (wrk) and the profilers used for the benchmark figures
+#   --cluster  checks that Go is there for the control-plane tests (tests/cluster/build.sh); nothing else needs Go
 set -euo pipefail
+fuzz=false bench=false cluster=false
+for arg in "$@"; do
+  case $arg in
+    --fuzz) fuzz=true ;;
+    --bench) bench=true ;;
+    --cluster) cluster=true ;;
+    *) echo "setup: unknown option $arg (--fuzz, --bench, --cluster)" >&2 && exit 2 ;;
+  esac
+done
 
 packages=(
   g++ cmake ninja-build pkg-config ccache     # toolchain
@@ -8,15 +20,13 @@ packages=(
   libyaml-cpp-dev libsimdjson-dev             # YAML definitions, JSON objects
   libjq-dev libonig-dev                       # jq expressions
   libcli11-dev                                # the command line
-  catch2                                      # tests
+  catch2 clang-format                         # tests, and the format the house check holds to
   openssl jq curl ca-certificates             # certificates, test helpers
   mmdebstrap umoci                            # the OCI image without a registry (scripts/image.sh)
 )
 
-# --bench adds the public load tool (wrk) and the profilers used for the benchmark figures.
-if [[ ${1:-} == --bench ]]; then packages+=(wrk valgrind); fi
-# --fuzz adds clang, for libFuzzer and the sanitizer build.
-if [[ ${1:-} == --fuzz ]]; then packages+=(clang libclang-rt-dev); fi
+if $bench; then packages+=(wrk valgrind); fi
+if $fuzz; then packages+=(clang libclang-rt-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -29,6 +39,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+$cluster || exit 0
 # The cluster tests build the real control plane (tests/cluster/) with Go: the version its go.mod names or newer.
 # Debian 12's golang packages are older, so Go comes with the machine (polyglot image: /usr/local/go).
 [[ -x /usr/local/go/bin/go ]] && PATH=$PATH:/usr/local/go/bin

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/timing.sh
-timed setup scripts/setup.sh --fuzz
+timed setup scripts/setup.sh --fuzz --cluster
 [[ -x /usr/local/go/bin/go ]] && PATH=$PATH:/usr/local/go/bin
 
 # The Go build's module downloads and single-threaded links leave a core idle, which the C++ builds take.
@@ -18,7 +18,7 @@ go_log=build/go-build.log
 (timed go-build tests/cluster/build.sh 2> >(tee "$go_log" >&2)) &
 cluster_build=$!
 trap 'kill "$cluster_build" 2>/dev/null || true' EXIT
-timed build-release scripts/build.sh -DWM_LOCAL_TESTS=OFF
+timed build-release scripts/build.sh -DWM_LOCAL_TESTS=OFF -DWM_CLUSTER_TESTS=ON
 timed build-sanitized scripts/build-sanitized.sh
 timed go-build-wait wait "$cluster_build"
 trap - EXIT

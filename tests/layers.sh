@@ -21,28 +21,28 @@ allowed() {
     status=1
   fi
 }
-allowed base base/result.h
+allowed base base/result.h base/file_watch.h
 allowed base/json base/json base/result.h
 allowed base/yaml base/yaml base/result.h
 allowed mapper/expr base mapper/expr
 allowed mapper/catalog base mapper/expr mapper/catalog
 allowed mapper/view base mapper/expr mapper/catalog mapper/view
-allowed common common base
+allowed telemetry telemetry base
 allowed kube kube base
-allowed policy policy common mapper base
-allowed webhook webhook policy common mapper base
-allowed controllers controllers kube policy common mapper base
-allowed cli cli controllers webhook kube policy common mapper base
+allowed policy policy telemetry mapper base
+allowed webhook webhook policy telemetry mapper base
+allowed controllers controllers kube policy telemetry mapper base
+allowed cli cli controllers webhook kube policy telemetry mapper base
 # Below webhook/ and kube/, nothing of HTTP or TLS.
-if grep -rn '#include <boost/beast\|#include <boost/asio\|#include <openssl' base mapper common policy; then
-  echo "base/, mapper/, common/ or policy/ includes HTTP or TLS" && status=1
+if grep -rn '#include <boost/beast\|#include <boost/asio\|#include <openssl' base mapper telemetry policy; then
+  echo "base/, mapper/, telemetry/ or policy/ includes HTTP or TLS" && status=1
 fi
 # linked FOLDER ALLOWED...: the project libraries FOLDER's library links are among the ALLOWED ones.
 linked() {
   local folder=$1 && shift
   local links lib
   links=$(tr '\n' ' ' <"$folder/CMakeLists.txt" | grep -o "target_link_libraries($folder [^)]*)" |
-    grep -ow 'base\|mapper\|common\|policy\|webhook\|kube\|controllers' | grep -vx "$folder")
+    grep -ow 'base\|mapper\|telemetry\|policy\|webhook\|kube\|controllers' | grep -vx "$folder")
   for lib in $links; do
     if [[ " $* " != *" $lib "* ]]; then
       echo "$folder/CMakeLists.txt links $lib; it may link only $*" && status=1
@@ -51,13 +51,13 @@ linked() {
 }
 linked base
 linked mapper base
-linked common base
+linked telemetry base
 linked kube base
-linked policy common mapper base
-linked webhook policy common mapper base
-linked controllers kube policy common mapper base
+linked policy telemetry mapper base
+linked webhook policy telemetry mapper base
+linked controllers kube policy telemetry mapper base
 # docs/architecture.md names every source file outside tests/.
-for source in $(find base cli common controllers kube mapper policy webhook -name '*.cpp' | sort); do
+for source in $(find base cli telemetry controllers kube mapper policy webhook -name '*.cpp' | sort); do
   if ! grep -q "\`$source\`" docs/architecture.md; then
     echo "docs/architecture.md does not name $source" && status=1
   fi

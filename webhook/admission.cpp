@@ -8,6 +8,7 @@
 #include "mapper/expr/json_patch_apply.h"
 #include "mapper/view/workload_view.h"
 #include "policy/owners.h"
+#include "policy/profiled_view.h"
 #include "webhook/admission_codec.h"
 #include "webhook/pod_group_name.h"
 #include "webhook/replica_gang.h"
@@ -193,23 +194,16 @@ AdmissionResult review_unguarded(Endpoint endpoint, std::string_view body, const
                    ": no definition reads this version (definitions read " + match.uncovered_version_of + ")");
 
   json::ObjectDocument doc(req.object);
-  static const policy::ProfileEdits no_profile;
-  const policy::ProfileEdits& counted =
-      rule->profile ? policy::Policy::edits_for(*rule->profile, req.group, req.kind, !controller, &doc) : no_profile;
-  view::ViewOptions options = rule->profile ? policy::view_options_for(*rule->profile, counted) : view::ViewOptions{};
-  options.catalog = state.catalog.get();
-  options.references = state.references.get();
-  options.namespace_name = req.namespace_name;
-  options.devices = &state.policy->devices();
-  view::WorkloadView view = view::build_view(*match.definition, doc, options);
+  policy::ProfiledViewRequest request;
+  request.profile = rule->profile;
+  request.namespace_name = req.namespace_name;
+  request.standalone = !controller;
+  policy::ProfiledView profiled = policy::profiled_view(state, *match.definition, doc, request);
+  const view::WorkloadView& view = profiled.view;
   if (!view.problems.empty())
     return answer.not_understood(*rule, "workload-map cannot understand " + display_name(view, req.namespace_name) +
                                             ": " + view.problems.front());
-  const policy::ProfileEdits& edits =
-      rule->profile
-          ? policy::Policy::edits_with_view(*rule->profile, req.group, req.kind, !controller, doc, view, counted)
-          : no_profile;
-  Reviewer reviewer(req, *rule, view, doc, edits);
+  Reviewer reviewer(req, *rule, view, doc, *profiled.edits);
   return decide(endpoint, req, *rule, reviewer, state, answer);
 }
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <string_view>
 
-#include "common/labels.h"
 #include "mapper/catalog/catalog.h"
 #include "mapper/view/references.h"
 #include "policy/admission_state.h"
+#include "policy/keys.h"
 #include "policy/policy.h"
 
 namespace wm::webhook {

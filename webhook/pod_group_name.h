@@ -10,10 +10,9 @@
 #include <string>
 #include <string_view>
 
-namespace wm::webhook {
+#include "policy/keys.h"
 
-// The pod annotation that names the pod's PodGroup (the native profile's podAnnotations).
-inline constexpr std::string_view kPodGroupAnnotation = "workload-map.io/pod-group";
+namespace wm::webhook {
 
 // For a pod being created that carries kPodGroupAnnotation and no spec.schedulingGroup: the JSON patch that sets
 // spec.schedulingGroup.podGroupName to `name` (the annotation's value, or the name this admission finishes it as: a

@@ -13,13 +13,9 @@
 #include <vector>
 
 #include "mapper/catalog/catalog.h"
+#include "policy/keys.h"
 
 namespace wm::webhook {
-
-// The name every copy's pods carry, as the workload's admission wrote it.
-inline constexpr std::string_view kReplicaGangAnnotation = "workload-map.io/replica-gang";
-// The definition's replicaSelector.keyPath that reads a pod's replica key (evaluated only when the catalog has it).
-inline constexpr std::string_view kReplicaKeyAnnotation = "workload-map.io/replica-key";
 
 struct ReplicaGangNames {
   std::string patch;  // JSON patch; empty when nothing changes (already named, or no key to name it by)

@@ -1,12 +1,12 @@
 #include "webhook/reviewer.h"
 
-#include "common/labels.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/pod_edits.h"
 #include "mapper/view/pod_rules.h"
 #include "mapper/view/resources.h"
 #include "mapper/view/view_json.h"
 #include "policy/gang_values.h"
+#include "policy/keys.h"
 #include "policy/limits.h"
 #include "webhook/replica_gang.h"
 
@@ -199,9 +199,9 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
     if (!queue_.empty()) root.annotations.emplace_back(kQueueAnnotation, queue_);
   }
   if (rule_.summary_annotations) {
-    root.annotations.emplace_back("workload-map.io/gang-size", std::to_string(values_.gang_size));
-    root.annotations.emplace_back("workload-map.io/pods", std::to_string(view_.total_pods));
-    root.annotations.emplace_back("workload-map.io/requests", view::resources_json(view_.total_requests));
+    root.annotations.emplace_back(kGangSizeAnnotation, std::to_string(values_.gang_size));
+    root.annotations.emplace_back(kPodsAnnotation, std::to_string(view_.total_pods));
+    root.annotations.emplace_back(kRequestsAnnotation, view::resources_json(view_.total_requests));
   }
   view::apply_root_edits(patch, root, warnings);
   return patch.empty() ? std::string() : patch.str();

@@ -20,7 +20,7 @@ std::string display_name(const view::WorkloadView& view, std::string_view namesp
 
 class Reviewer {
  public:
-  // `edits`: the rule's profile's for this object (Policy::edits_for), or none without a profile.
+  // `edits`: the rule's profile's for this object (policy::edits_for), or none without a profile.
   Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const view::WorkloadView& view,
            json::ObjectDocument& doc, const policy::ProfileEdits& edits);
 

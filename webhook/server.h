@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "common/log.h"
-#include "common/metrics.h"
 #include "policy/state_store.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 #include "webhook/tls.h"
 
 namespace wm::webhook {

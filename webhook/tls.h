@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "base/file_watch.h"
 #include "base/result.h"
-#include "common/file_watch.h"
 
 namespace wm::webhook {
 

@@ -1,10 +1,24 @@
 #include "base/yaml/yaml_reader.h"
 
+#include <algorithm>
+#include <span>
+
 namespace wm::yaml {
 
 namespace {
 
 std::string member(const std::string& field, const std::string& key) { return field.empty() ? key : field + "." + key; }
+
+bool listed(const std::string& key, std::span<const char* const> allowed) {
+  return std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
+}
+
+// "(a, b, c)"
+std::string listing(std::span<const char* const> allowed) {
+  std::string out;
+  for (const char* a : allowed) out += (out.empty() ? "(" : ", ") + std::string(a);
+  return out + ")";
+}
 
 }  // namespace
 
@@ -19,9 +33,21 @@ bool YamlReader::map(const YAML::Node& node, const std::string& field, const std
   }
   for (const auto& entry : node) {
     const std::string& key = entry.first.Scalar();
-    bool known = false;
-    for (const char* a : allowed) known = known || key == a;
-    if (!known) error(entry.first, line_of(node), member(field, key), "unknown field");
+    if (!listed(key, allowed)) error(entry.first, line_of(node), member(field, key), "unknown field");
+  }
+  return true;
+}
+
+bool YamlReader::map(const YAML::Node& node, const YAML::Node& at, const std::string& field,
+                     std::initializer_list<const char*> allowed) {
+  const std::span<const char* const> keys(allowed.begin(), allowed.size());
+  if (!node.IsMap()) {
+    error(at, field, "must be a mapping " + listing(keys));
+    return false;
+  }
+  for (const auto& entry : node) {
+    const std::string& key = entry.first.Scalar();
+    if (!listed(key, keys)) error(at, member(field, key), "unknown field " + listing(keys));
   }
   return true;
 }

@@ -37,6 +37,10 @@ class YamlReader {
     return map(node, field, std::vector<const char*>(allowed));
   }
   bool map(const YAML::Node& node, const std::string& field, const std::vector<const char*>& allowed);
+  // The same for a mapping parsed from YAML text inside the document (an annotation's value), whose own lines are not
+  // the file's: what is wrong is reported at `at`'s line, and the message names the allowed keys.
+  bool map(const YAML::Node& node, const YAML::Node& at, const std::string& field,
+           std::initializer_list<const char*> allowed);
 
   // The scalar at parent[key]; nothing when it is absent (reported when required) or not a scalar (reported).
   std::optional<std::string> string(const YAML::Node& parent, const char* key, const std::string& field, bool required);

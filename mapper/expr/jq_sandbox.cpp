@@ -64,6 +64,48 @@ bool write_all(int fd, const char* data, size_t size) {
 bool jq_sandboxed() { return sandboxed.load(std::memory_order_relaxed); }
 void set_jq_sandboxed(bool on) { sandboxed.store(on, std::memory_order_relaxed); }
 
+namespace {
+
+enum class ReadEnd { Done, TimedOut, TooLarge };
+
+// Reads the child's results until it closes its end, the deadline passes or they grow past the limit.
+ReadEnd read_results(int fd, const SandboxLimits& limits, std::string& output) {
+  const auto deadline = std::chrono::steady_clock::now() + limits.time;
+  char buffer[65536];
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return ReadEnd::TimedOut;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return ReadEnd::TimedOut;
+    if (ready < 0) return ReadEnd::Done;
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ReadEnd::Done;  // the child closed its end
+    if (output.size() + static_cast<size_t>(n) > limits.output_bytes) return ReadEnd::TooLarge;
+    output.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+// Why the child's evaluation is not an answer, from how it ended; "" when it is one.
+std::string failure(ReadEnd end, int status, const SandboxLimits& limits) {
+  if (end == ReadEnd::TimedOut)
+    return "stopped: the expression ran longer than " + std::to_string(limits.time.count()) + " ms";
+  if (end == ReadEnd::TooLarge || (WIFEXITED(status) && WEXITSTATUS(status) == 3))
+    return "stopped: the expression's results are over " + std::to_string(limits.output_bytes >> 20) + " MiB";
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return "stopped: the expression needed more than " + std::to_string(limits.memory_bytes >> 20) +
+           " MiB (its evaluation ended with " +
+           (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                : "status " + std::to_string(WEXITSTATUS(status))) +
+           ")";
+  return "";
+}
+
+}  // namespace
+
 SandboxResult run_sandboxed(const std::function<std::string()>& work, const SandboxLimits& limits) {
   SandboxResult result;
   int fds[2];
@@ -83,51 +125,15 @@ SandboxResult run_sandboxed(const std::function<std::string()>& work, const Sand
     child(fds[1], work, limits);
   }
   close(fds[1]);
-  const auto deadline = std::chrono::steady_clock::now() + limits.time;
-  bool timed_out = false, too_large = false;
-  char buffer[65536];
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
-      timed_out = ready == 0;
-      break;
-    }
-    const ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the child closed its end: done
-    if (result.output.size() + static_cast<size_t>(n) > limits.output_bytes) {
-      too_large = true;
-      break;
-    }
-    result.output.append(buffer, static_cast<size_t>(n));
-  }
+  const ReadEnd end = read_results(fds[0], limits, result.output);
   close(fds[0]);
-  if (timed_out || too_large) kill(pid, SIGKILL);
+  if (end != ReadEnd::Done) kill(pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  result.timed_out = timed_out;
-  if (timed_out) {
-    result.why = "stopped: the expression ran longer than " + std::to_string(limits.time.count()) + " ms";
-  } else if (too_large || (WIFEXITED(status) && WEXITSTATUS(status) == 3)) {
-    result.why = "stopped: the expression's results are over " + std::to_string(limits.output_bytes >> 20) + " MiB";
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    result.why = "stopped: the expression needed more than " + std::to_string(limits.memory_bytes >> 20) +
-                 " MiB (its evaluation ended with " +
-                 (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                      : "status " + std::to_string(WEXITSTATUS(status))) +
-                 ")";
-  } else {
-    result.ok = true;
-  }
+  result.timed_out = end == ReadEnd::TimedOut;
+  result.why = failure(end, status, limits);
+  result.ok = result.why.empty();
   if (!result.ok) result.output.clear();
   return result;
 }

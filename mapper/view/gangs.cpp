@@ -320,4 +320,15 @@ std::string gang_object_name(const std::string& workload, const std::vector<Gang
   return workload + "-" + gang.name;
 }
 
+void name_gangs_as_admitted(WorkloadView& view) {
+  const std::string workload = view.given_name();
+  std::vector<GangGroupView> named;
+  for (const auto& g : view.gangs)
+    for (auto& one : expanded_gangs({g}, 10000)) {
+      one.name = gang_object_name(workload, view.gangs, g) == workload ? workload : workload + "-" + one.name;
+      named.push_back(std::move(one));
+    }
+  view.gangs = std::move(named);
+}
+
 }  // namespace wm::view

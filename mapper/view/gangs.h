@@ -45,4 +45,7 @@ std::vector<GangGroupView> expanded_gangs(const std::vector<GangGroupView>& gang
 std::string gang_object_name(const std::string& workload, const std::vector<GangGroupView>& gangs,
                              const GangGroupView& gang);
 
+// The view's gangs one by one, each under the name its pods and PodGroup get at admission (inspect, review).
+void name_gangs_as_admitted(WorkloadView& view);
+
 }  // namespace wm::view

@@ -7,73 +7,82 @@ namespace wm::view {
 
 namespace {
 
-void key(std::string& out, const char* k) {
-  if (out.back() != '{') out.push_back(',');
-  json::append_json_string(out, k);
-  out.push_back(':');
-}
-
-void string_field(std::string& out, const char* k, const std::string& v) {
-  key(out, k);
-  json::append_json_string(out, v);
-}
-
-void number_field(std::string& out, const char* k, long long v) {
-  key(out, k);
-  out += std::to_string(v);
-}
-
-void strings(std::string& out, const char* k, const std::vector<std::string>& list) {
-  key(out, k);
-  out.push_back('[');
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (i) out.push_back(',');
-    json::append_json_string(out, list[i]);
-  }
-  out.push_back(']');
-}
-
-void topology_field(std::string& out, const std::optional<catalog::TopologyConstraint>& t) {
-  if (!t) return;
-  key(out, "topology");
-  out.push_back('{');
-  string_field(out, "topologyName", t->topology_name);
-  if (!t->required_level.empty()) string_field(out, "requiredTopologyLevel", t->required_level);
-  if (!t->preferred_level.empty()) string_field(out, "preferredTopologyLevel", t->preferred_level);
-  out.push_back('}');
-}
+using json::JsonWriter;
 
 constexpr size_t kMaxGangsShown = 10000;
+
+void strings(JsonWriter& w, const char* key, const std::vector<std::string>& list) {
+  w.key(key).begin_array();
+  for (const auto& s : list) w.value(s);
+  w.end_array();
+}
+
+void topology(JsonWriter& w, const std::optional<catalog::TopologyConstraint>& t) {
+  if (!t) return;
+  w.key("topology").begin_object().field("topologyName", t->topology_name);
+  if (!t->required_level.empty()) w.field("requiredTopologyLevel", t->required_level);
+  if (!t->preferred_level.empty()) w.field("preferredTopologyLevel", t->preferred_level);
+  w.end_object();
+}
+
+void gang(JsonWriter& w, const GangGroupView& g) {
+  w.begin_object().field("name", g.name);
+  strings(w, "members", g.members);
+  w.field("minMember", g.min_member).field("pods", g.pods);
+  if (g.min_sub_groups) w.field("minSubGroups", *g.min_sub_groups);
+  if (g.made_by_operator) w.field("madeByOperator", true);
+  topology(w, g.topology);
+  w.key("subGroups").begin_array();
+  for (const auto& s : g.sub_groups) {
+    w.begin_object().field("name", s.name).field("component", s.component).field("minMember", s.min_member);
+    topology(w, s.topology);
+    w.end_object();
+  }
+  w.end_array().end_object();
+}
+
+void instance(JsonWriter& w, const InstanceView& inst) {
+  w.begin_object().field("id", inst.id).field("shape", shape_name(inst.shape));
+  if (inst.shape != PodShape::Logical) w.field("location", inst.location);
+  w.field("replicas", inst.replicas);
+  if (inst.min_replicas) w.field("minReplicas", *inst.min_replicas);
+  if (inst.max_replicas) w.field("maxReplicas", *inst.max_replicas);
+  w.field("pods", inst.pods);
+  if (inst.shape != PodShape::Logical) {
+    w.key("podRequests").raw(resources_json(inst.pod_requests));
+    w.key("requests").raw(resources_json(inst.total_requests));
+  }
+  if (inst.scheduler_name) w.field("schedulerName", *inst.scheduler_name);
+  w.end_object();
+}
+
+void component(JsonWriter& w, const ComponentView& c) {
+  w.begin_object().field("name", c.name);
+  if (c.kind) w.field("kind", c.kind->str());
+  if (!c.owner.empty()) w.field("owner", c.owner);
+  w.key("instances").begin_array();
+  for (const auto& inst : c.instances) instance(w, inst);
+  w.end_array().end_object();
+}
+
+void uncounted(JsonWriter& w, const std::vector<UncountedDevices>& devices) {
+  if (devices.empty()) return;
+  w.key("uncountedDevices").begin_array();
+  for (const auto& d : devices) {
+    w.begin_object().field("what", d.what);
+    strings(w, "resources", d.resources);
+    w.end_object();
+  }
+  w.end_array();
+}
 
 }  // namespace
 
 std::string gangs_json(const std::vector<GangGroupView>& gangs) {
-  std::string out = "[";
-  for (size_t i = 0; i < gangs.size(); ++i) {
-    const GangGroupView& g = gangs[i];
-    if (i) out.push_back(',');
-    out.push_back('{');
-    string_field(out, "name", g.name);
-    strings(out, "members", g.members);
-    number_field(out, "minMember", g.min_member);
-    number_field(out, "pods", g.pods);
-    if (g.min_sub_groups) number_field(out, "minSubGroups", *g.min_sub_groups);
-    if (g.made_by_operator) out += ",\"madeByOperator\":true";
-    topology_field(out, g.topology);
-    key(out, "subGroups");
-    out.push_back('[');
-    for (size_t j = 0; j < g.sub_groups.size(); ++j) {
-      if (j) out.push_back(',');
-      out.push_back('{');
-      string_field(out, "name", g.sub_groups[j].name);
-      string_field(out, "component", g.sub_groups[j].component);
-      number_field(out, "minMember", g.sub_groups[j].min_member);
-      topology_field(out, g.sub_groups[j].topology);
-      out.push_back('}');
-    }
-    out += "]}";
-  }
-  return out + "]";
+  JsonWriter w;
+  w.begin_array();
+  for (const auto& g : gangs) gang(w, g);
+  return w.end_array().take();
 }
 
 std::string resources_json(const ResourceList& list) {
@@ -88,68 +97,22 @@ std::string resources_json(const ResourceList& list) {
 }
 
 std::string view_json(const WorkloadView& view) {
-  std::string out = "{";
-  string_field(out, "apiVersion", view.gvk.api_version());
-  string_field(out, "kind", view.gvk.kind);
-  string_field(out, "name", view.name);
-  string_field(out, "namespace", view.namespace_name);
-  if (!view.generate_name.empty()) string_field(out, "generateName", view.generate_name);
-  string_field(out, "definition", view.definition ? view.definition->name : "");
-  number_field(out, "pods", view.total_pods);
-  key(out, "requests");
-  out += resources_json(view.total_requests);
-  key(out, "components");
-  out.push_back('[');
-  bool first_component = true;
-  for (const auto& c : view.components) {
-    if (!first_component) out.push_back(',');
-    first_component = false;
-    out.push_back('{');
-    string_field(out, "name", c.name);
-    if (c.kind) string_field(out, "kind", c.kind->str());
-    if (!c.owner.empty()) string_field(out, "owner", c.owner);
-    key(out, "instances");
-    out.push_back('[');
-    for (size_t i = 0; i < c.instances.size(); ++i) {
-      const InstanceView& inst = c.instances[i];
-      if (i) out.push_back(',');
-      out.push_back('{');
-      string_field(out, "id", inst.id);
-      string_field(out, "shape", shape_name(inst.shape));
-      if (inst.shape != PodShape::Logical) string_field(out, "location", inst.location);
-      number_field(out, "replicas", inst.replicas);
-      if (inst.min_replicas) number_field(out, "minReplicas", *inst.min_replicas);
-      if (inst.max_replicas) number_field(out, "maxReplicas", *inst.max_replicas);
-      number_field(out, "pods", inst.pods);
-      if (inst.shape != PodShape::Logical) {
-        key(out, "podRequests");
-        out += resources_json(inst.pod_requests);
-        key(out, "requests");
-        out += resources_json(inst.total_requests);
-      }
-      if (inst.scheduler_name) string_field(out, "schedulerName", *inst.scheduler_name);
-      out.push_back('}');
-    }
-    out += "]}";
-  }
-  out.push_back(']');
-  key(out, "gangs");
-  out += gangs_json(expanded_gangs(view.gangs, kMaxGangsShown));
-  if (!view.uncounted_devices.empty()) {
-    key(out, "uncountedDevices");
-    out.push_back('[');
-    for (size_t i = 0; i < view.uncounted_devices.size(); ++i) {
-      if (i) out.push_back(',');
-      out.push_back('{');
-      string_field(out, "what", view.uncounted_devices[i].what);
-      strings(out, "resources", view.uncounted_devices[i].resources);
-      out.push_back('}');
-    }
-    out.push_back(']');
-  }
-  if (!view.phases.empty()) strings(out, "phases", view.phases);
-  strings(out, "problems", view.problems);
-  return out + "}";
+  JsonWriter w;
+  w.begin_object().field("apiVersion", view.gvk.api_version()).field("kind", view.gvk.kind);
+  w.field("name", view.name).field("namespace", view.namespace_name);
+  if (!view.generate_name.empty()) w.field("generateName", view.generate_name);
+  w.field("definition", view.definition ? view.definition->name : "").field("pods", view.total_pods);
+  w.key("requests").raw(resources_json(view.total_requests));
+  w.key("components").begin_array();
+  for (const auto& c : view.components) component(w, c);
+  w.end_array();
+  w.key("gangs").begin_array();
+  for (const auto& g : expanded_gangs(view.gangs, kMaxGangsShown)) gang(w, g);
+  w.end_array();
+  uncounted(w, view.uncounted_devices);
+  if (!view.phases.empty()) strings(w, "phases", view.phases);
+  strings(w, "problems", view.problems);
+  return w.end_object().take();
 }
 
 }  // namespace wm::view

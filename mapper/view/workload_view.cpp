@@ -370,12 +370,9 @@ void add_wrapped_objects(const catalog::Definition& definition, json::ObjectDocu
   }
 }
 
-}  // namespace
-
-WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocument& doc, const ViewOptions& options) {
-  WorkloadView view;
+// The object's identity as it states it: group, version and kind, name, namespace, generateName.
+void read_identity(const catalog::Definition& definition, simdjson::dom::element root, WorkloadView& view) {
   view.definition = &definition;
-  simdjson::dom::element root = doc.root();
   std::string_view s;
   view.gvk = definition.gvk;
   if (root.at_key("apiVersion").get_string().get(s) == simdjson::SUCCESS) {
@@ -387,7 +384,33 @@ WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocum
   view.name = metadata_string(root, "name");
   view.namespace_name = metadata_string(root, "namespace");
   view.generate_name = metadata_string(root, "generateName");
+}
 
+void add_totals(WorkloadView& view) {
+  for (const auto& c : view.components)
+    for (const auto& i : c.instances) {
+      view.total_pods += i.pods;
+      add_into(view.total_requests, i.total_requests);
+    }
+  for (const auto& [name, devices] : view.shared_claims) add_into(view.total_requests, devices);
+}
+
+// Pods that no template in the object describes (a KServe LLMInferenceService whose pod spec comes from a config)
+// can be neither counted nor edited: an empty view would be a silent wrong answer.
+void require_pod_templates(const catalog::Definition& definition, WorkloadView& view) {
+  const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),
+                                      [](const catalog::ComponentDefinition& c) { return c.bears_pods(); });
+  if ((bears_pods || definition.wrapped_objects) && view.pod_template_count() == 0 && view.problems.empty())
+    view.problems.push_back(
+        "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
+        "object) that workload-map does not read");
+}
+
+}  // namespace
+
+WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocument& doc, const ViewOptions& options) {
+  WorkloadView view;
+  read_identity(definition, doc.root(), view);
   if (definition.resolved_object) {
     auto resolved = resolve_references(
         definition, doc, options.references,
@@ -408,20 +431,8 @@ WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocum
   }
   std::vector<GangGroupView> wrapped_gangs;
   if (definition.wrapped_objects) add_wrapped_objects(definition, read, options, view, wrapped_gangs);
-  for (const auto& c : view.components)
-    for (const auto& i : c.instances) {
-      view.total_pods += i.pods;
-      add_into(view.total_requests, i.total_requests);
-    }
-  for (const auto& [name, devices] : view.shared_claims) add_into(view.total_requests, devices);
-  // Pods that no template in the object describes (a KServe LLMInferenceService whose pod spec comes from a config)
-  // can be neither counted nor edited: an empty view would be a silent wrong answer.
-  const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),
-                                      [](const catalog::ComponentDefinition& c) { return c.bears_pods(); });
-  if ((bears_pods || definition.wrapped_objects) && view.pod_template_count() == 0 && view.problems.empty())
-    view.problems.push_back(
-        "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
-        "object) that workload-map does not read");
+  add_totals(view);
+  require_pod_templates(definition, view);
   // A wrapping definition's gangs are its wrapped objects', each after its own kind's rule.
   view.gangs = definition.wrapped_objects ? std::move(wrapped_gangs)
                                           : compute_gangs(definition, view.components, options, read, view.problems);

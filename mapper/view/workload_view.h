@@ -123,6 +123,8 @@ struct WorkloadView {
   std::shared_ptr<ResolvedDocument> resolved;
 
   size_t pod_template_count() const;
+  // Its name, else its generateName (an object the API server has not named yet).
+  const std::string& given_name() const { return name.empty() ? generate_name : name; }
   // What the view's locations point into: the resolved document, else the object itself.
   json::ObjectDocument& document(json::ObjectDocument& object) const { return resolved ? *resolved->object : object; }
 };

@@ -147,7 +147,7 @@ TEST_CASE(
   REQUIRE(cluster().kubectl({"wait", "--for", "condition=established", "crd/trainers.wm-test.example.com"}).status ==
           0);
   REQUIRE(cluster().kubectl({"apply", "-f", "-"}, kTrainerKarta).status == 0);
-  // The cluster side accepts it as a definition, and gives it the labels KAI looks it up by.
+  // The cluster side accepts it as a definition, and gives it the labels KAI looks it up by, and upstream's operator.
   auto karta_field = [](const std::string& jsonpath) {
     return cluster().kubectl({"get", "kartas.run.ai", "wm-test-trainer", "-o", "jsonpath=" + jsonpath}).out;
   };
@@ -155,7 +155,9 @@ TEST_CASE(
       [&] {
         return karta_field(
                    "{.metadata.labels.run\\.ai/karta-group}/{.metadata.labels.run\\.ai/karta-version}/"
-                   "{.metadata.labels.run\\.ai/karta-kind}") == "wm-test.example.com/v1/Trainer";
+                   "{.metadata.labels.run\\.ai/karta-kind} {.metadata.labels.karta\\.run\\.ai/group}/"
+                   "{.metadata.labels.karta\\.run\\.ai/version}/{.metadata.labels.karta\\.run\\.ai/kind}") ==
+               "wm-test.example.com/v1/Trainer wm-test.example.com/v1/Trainer";
       },
       30s, 500ms);
   INFO(webhook.server().log());

@@ -9,11 +9,11 @@
 
 #include "base/json/json_patch.h"
 #include "base/json/json_read.h"
-#include "common/labels.h"
 #include "controllers/pod_group_plan.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
 #include "mapper/expr/json_patch_apply.h"
+#include "policy/keys.h"
 #include "tests/cluster/cluster_support.h"
 #include "tests/support/test_support.h"
 

@@ -5,13 +5,14 @@
 #include <string>
 
 #include "policy/policy.h"
+#include "policy/profile_choice.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   wm::yaml::Diagnostics errors;
   if (auto policy = wm::policy::Policy::load(text, "fuzz-policy.yaml", errors)) {
     if (const auto* rule = policy->match("team-a", "jobset.x-k8s.io", "JobSet"); rule && rule->profile)
-      wm::policy::Policy::edits_for(*rule->profile, "", "Pod");
+      wm::policy::edits_for(*rule->profile, "", "Pod");
   }
   return 0;
 }

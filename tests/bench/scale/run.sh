@@ -2,7 +2,8 @@
 # The scale benchmark (scale_bench) at the sizes given, each on a scheduler bed of its own (tests/cluster/fixture.sh
 # in a temporary folder, stopped after), so that one size's leftovers never weigh on the next.
 #   tests/bench/scale/run.sh [SIZE...]      default: 1000 2000
-# Needs the build (build/tests/scale_bench) and tests/cluster/build.sh's binaries. Prints each size's figures.
+# Needs the build with the control-plane suites (scripts/build.sh -DWM_CLUSTER_TESTS=ON: build/tests/scale_bench)
+# and tests/cluster/build.sh's binaries. Prints each size's figures.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)

@@ -4,8 +4,8 @@
 
 #include "base/json/json_patch.h"
 #include "base/json/json_writer.h"
-#include "common/labels.h"
 #include "mapper/expr/json_patch_apply.h"
+#include "policy/keys.h"
 #include "tests/support/test_support.h"
 
 namespace wm::test {

@@ -5,12 +5,12 @@
 #include <memory>
 #include <string>
 
-#include "common/log.h"
-#include "common/metrics.h"
 #include "controllers/cluster_context.h"
 #include "controllers/events.h"
 #include "kube/discovery.h"
 #include "policy/state_store.h"
+#include "telemetry/log.h"
+#include "telemetry/metrics.h"
 #include "tests/support/fake_api.h"
 
 namespace wm::test {

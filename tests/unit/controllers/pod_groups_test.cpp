@@ -3,9 +3,11 @@
 #include "controllers/pod_groups.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "controllers/pod_group_plan.h"
 #include "mapper/expr/path_expression.h"
+#include "tests/support/result_matchers.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 #include "tests/unit/controllers/controller_fixtures.h"
@@ -37,6 +39,30 @@ std::unique_ptr<policy::StateStore> every_kind_under(const std::string& profile)
       "pod-groups-" + profile + ".yaml");
 }
 
+Result<kube::Resource> none_served(const std::string& group, const std::string& version, const std::string& kind) {
+  return Error{"/apis/" + group + "/" + version + " serves no kind " + kind, ErrorCode::NotFound};
+}
+
+// Each profile's own: the kinds the API server serves it, where its PodGroups go and where they hold their minimum.
+struct ProfileKinds {
+  kube::FindResource find;
+  std::string pod_groups;
+  const char* minimum;
+};
+ProfileKinds kinds_of(const std::string& profile) {
+  if (profile == "native")
+    return {native_served, "/apis/scheduling.k8s.io/v1beta1/namespaces/team-a/podgroups",
+            "/spec/schedulingPolicy/gang/minCount"};
+  return {volcano_served, "/apis/scheduling.volcano.sh/v1beta1/namespaces/team-a/podgroups", "/spec/minMember"};
+}
+
+const policy::StateStore& every_kind_under_once(const std::string& profile) {
+  static std::map<std::string, std::unique_ptr<policy::StateStore>> stores;
+  auto& store = stores[profile];
+  if (!store) store = every_kind_under(profile);
+  return *store;
+}
+
 Result<DesiredPodGroups> plan_for(const policy::StateStore& store, const std::string& workload_json,
                                   const kube::FindResource& find = volcano_served) {
   simdjson::dom::parser parser;
@@ -57,19 +83,122 @@ struct Desired {
   std::string text(const char* pointer) const { return std::string(test::string_at(object, pointer)); }
 };
 
-// A workload of the corpus as admission left it under `profile`, with `edit` (a JSON merge of metadata and spec
-// fields, as jq's `*` merges) made first: the hand-off cases below differ from a corpus object by one field.
-std::string admitted_with(const std::string& corpus_path, const std::string& profile, const std::string& jq_edit) {
-  const std::string admitted = test::admitted_workload(corpus_path, profile);
+// `json` with `jq_edit` made (a jq assignment, as `.spec.x = 1 | .metadata.y = "z"`): the cases below differ from a
+// corpus object by a field or two.
+std::string edited(const std::string& json, const std::string& jq_edit) {
+  if (jq_edit.empty()) return json;
   auto edit = expr::PathExpression::compile(jq_edit);
-  REQUIRE(edit);
+  REQUIRE_THAT(edit, test::IsOk());
   simdjson::dom::parser parser;
-  json::ObjectDocument doc(parser.parse(admitted).value());
+  json::ObjectDocument doc(parser.parse(json).value());
   const json::EvalResult r = edit->evaluate(doc, false);
   REQUIRE(r.ok());
   REQUIRE(r.values.size() == 1);
   return r.values.front().json();
 }
+
+// A Job of 2 pods as admission left it under native, for the hand-off cases.
+constexpr const char* kPiJob =
+    R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"pi","namespace":"team-a","uid":"uid-2",)"
+    R"("labels":{"workload-map.io/profile":"native"}},"spec":{"parallelism":2,"completions":2,"template":{"spec":)"
+    R"({"restartPolicy":"Never","containers":[{"name":"pi","image":"perl"}]}}}})";
+
+// A RayCluster of 4 desired GPU workers, minReplicas 2, as admission left it under native.
+constexpr const char* kFourWorkerRay =
+    R"({"apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"ray","namespace":"team-a","uid":"uid-3",)"
+    R"("labels":{"workload-map.io/profile":"native"}},"spec":{"headGroupSpec":{"rayStartParams":{},"template":)"
+    R"({"spec":{"containers":[{"name":"head","image":"ray"}]}}},"workerGroupSpecs":[{"groupName":"gpu",)"
+    R"("replicas":4,"minReplicas":2,"maxReplicas":4,"rayStartParams":{},"template":{"spec":{"containers":[)"
+    R"({"name":"worker","image":"ray"}]}}}]}})";
+
+// One workload's plan: the workload, the policy's profile (every rule's), and what the plan holds for it.
+struct PlanCase {
+  const char* what;
+  const char* profile;
+  const char* workload;       // a corpus path, admitted under `labelled`; or a workload's JSON as admission left it
+  const char* edit = "";      // a jq edit made to it first
+  const char* labelled = "";  // the profile admission labelled it with, when not `profile`
+  bool served = true;         // whether the API server serves the profile's kinds
+  // What the plan holds: a failure, or so many objects (Workloads and PodGroups), the PodGroup `gang`'s of `minimum`.
+  std::optional<ErrorCode> fails = std::nullopt;
+  const char* error = "";
+  size_t objects = 0;
+  const char* gang = "";
+  int64_t minimum = 0;
+};
+
+const PlanCase kPlanCases[] = {
+    {.what = "a JobSet under volcano: one PodGroup, its minMember as `inspect --profile volcano` says (4 workers "
+             "and the driver)",
+     .profile = "volcano",
+     .workload = "jobset/paralleljobs.yaml",
+     .objects = 1,
+     .gang = "paralleljobs",
+     .minimum = 5},
+    {.what = "a RayCluster under volcano: none, KubeRay makes its own (and any it has are deleted)",
+     .profile = "volcano",
+     .workload = "raycluster/ray-cluster.complete.yaml",
+     .objects = 0},
+    {.what = "a profile the policy no longer has: nothing to do, no retry (it changes only when the workload or "
+             "policy does)",
+     .profile = "volcano",
+     .workload = "jobset/paralleljobs.yaml",
+     .labelled = "slurm",
+     .fails = ErrorCode::Invalid,
+     .error = "(slurm) is no longer known"},
+    {.what = "a PodGroup kind not served yet: retried, not dropped",
+     .profile = "volcano",
+     .workload = "jobset/paralleljobs.yaml",
+     .served = false,
+     .fails = ErrorCode::NotFound,
+     .error = "serves no kind PodGroup"},
+    {.what = "a JobSet under native: a Workload of its gang and a PodGroup made from its template",
+     .profile = "native",
+     .workload = "jobset/paralleljobs.yaml",
+     .objects = 2,
+     .gang = "paralleljobs",
+     .minimum = 5},
+    {.what = "a LeaderWorkerSet under native: a Workload and a PodGroup per group (3)",
+     .profile = "native",
+     .workload = "leaderworkerset/sample-lws.yaml",
+     .objects = 4},
+    {.what = "a Job under native: a Workload and a PodGroup", .profile = "native", .workload = kPiJob, .objects = 2},
+    {.what = "a Job asking the Job controller for its gang (spec.scheduling): handed off, the Job controller makes "
+             "them (WorkloadWithJob)",
+     .profile = "native",
+     .workload = kPiJob,
+     .edit = R"(.spec.scheduling = {"schedulingPolicy":{"gang":{"minCount":2}}})",
+     .objects = 0},
+    // Whether a template brought its own PodGroup (whenPodSpecHas) is admission's decision, on the object as it was
+    // sent; the bed found this plan taking the root Job's own edit for the user's.
+    {.what = "a Job as admission left it, its template naming workload-map's gang (podSchedulingGroup): still ours",
+     .profile = "native",
+     .workload = kPiJob,
+     .edit = R"(.spec.template.spec.schedulingGroup = {"podGroupName":"pi"})",
+     .objects = 2},
+    {.what = "a RayCluster under native: a Workload and a PodGroup, as KubeRay's own native integration would",
+     .profile = "native",
+     .workload = "raycluster/ray-cluster.complete.yaml",
+     .objects = 2},
+    // kubernetes-was: 1 + the desired workers, as under Volcano, where KAI's rule (the head and minReplicas) says 3.
+    {.what = "a RayCluster of 4 desired workers, minReplicas 2, under native: counted as KubeRay counts it, 1 + 4",
+     .profile = "native",
+     .workload = kFourWorkerRay,
+     .objects = 2,
+     .gang = "ray",
+     .minimum = 5},
+    {.what = "a RayCluster with KubeRay's gang scheduling on: handed off to KubeRay's kubernetes-was batch scheduler",
+     .profile = "native",
+     .workload = "raycluster/ray-cluster.complete.yaml",
+     .edit = R"(.metadata.labels["ray.io/gang-scheduling-enabled"] = "True")",
+     .objects = 0},
+    {.what = "an autoscaled RayCluster with KubeRay's gang scheduling on: KubeRay leaves it to default scheduling, "
+             "the profile's gang stands",
+     .profile = "native",
+     .workload = "raycluster/ray-cluster.complete.yaml",
+     .edit = R"(.metadata.labels["ray.io/gang-scheduling-enabled"] = "true" | .spec.enableInTreeAutoscaling = true)",
+     .objects = 2},
+};
 
 }  // namespace
 
@@ -82,45 +211,49 @@ TEST_CASE("PodGroups: only the kinds that some rule's profile makes PodGroups fo
   CHECK_FALSE(wanted.count("ray.io/RayCluster"));
   // KAI's podgrouper makes KAI's: the kai profile writes none at all.
   CHECK(kinds_needing_pod_groups(every_kind_under("kai")->current()).empty());
+  CHECK(kinds_needing_pod_groups(every_kind_under("native")->current()).count("jobset.x-k8s.io/JobSet"));
 }
 
-TEST_CASE("PodGroups: a JobSet under volcano gets one PodGroup of its gang, owned by it and found by its uid") {
-  auto store = every_kind_under("volcano");
-  const auto desired = plan_for(*store, test::admitted_workload("jobset/paralleljobs.yaml", "volcano"));
-  REQUIRE(desired);
-  REQUIRE(desired->bodies.size() == 1);
-  const auto& [place, body] = *desired->bodies.begin();
-  CHECK(place.first == "/apis/scheduling.volcano.sh/v1beta1/namespaces/team-a/podgroups");
-  CHECK(place.second == "paralleljobs");  // as admission names it on the pods: the workload's name
-  simdjson::dom::parser parser;
-  const auto object = parser.parse(body).value();
-  CHECK(object.at_pointer("/spec/minMember").get_int64().value() ==
-        5);  // = `inspect --profile volcano`: 4 workers and the driver
-  CHECK(test::string_at(object, "/spec/queue") == "q1");
-  CHECK(test::string_at(object, "/metadata/ownerReferences/0/kind") == "JobSet");
-  CHECK(test::string_at(object, "/metadata/ownerReferences/0/uid") == "uid-1");
-  CHECK(test::string_at(object, "/metadata/labels/workload-map.io~1owner-uid") == "uid-1");
-  CHECK(desired->resources.count(place.first));
+TEST_CASE("PodGroups: the plan for each workload under its profile") {
+  for (const PlanCase& row : kPlanCases) {
+    DYNAMIC_SECTION(row.what) {
+      const ProfileKinds kinds = kinds_of(row.profile);
+      const std::string labelled = *row.labelled ? row.labelled : row.profile;
+      const std::string workload =
+          *row.workload == '{' ? row.workload : test::admitted_workload(row.workload, labelled);
+      const auto plan = plan_for(every_kind_under_once(row.profile), edited(workload, row.edit),
+                                 row.served ? kinds.find : none_served);
+      if (row.fails) {
+        CHECK_THAT(plan, test::FailsWith(*row.fails, row.error));
+      } else {
+        REQUIRE_THAT(plan, test::IsOk());
+        CHECK(plan->bodies.size() == row.objects);
+        if (*row.gang) CHECK(Desired(*plan, kinds.pod_groups, row.gang).number(kinds.minimum) == row.minimum);
+      }
+    }
+  }
 }
 
-TEST_CASE("PodGroups: a kind whose operator makes its own gets none, and a gone profile or kind is nothing to do") {
-  auto store = every_kind_under("volcano");
-  const auto ray = plan_for(*store, test::admitted_workload("raycluster/ray-cluster.complete.yaml", "volcano"));
-  REQUIRE(ray);
-  CHECK(ray->bodies.empty());  // and any it has are deleted
-  const auto gone = plan_for(*store, test::admitted_workload("jobset/paralleljobs.yaml", "slurm"));
-  REQUIRE_FALSE(gone);
-  CHECK(gone.code() == ErrorCode::Invalid);  // no retry: it changes only when the workload or policy does
+TEST_CASE("PodGroups: a JobSet's PodGroup under volcano is named as its pods name it, owned by it, found by its uid") {
+  const auto desired =
+      plan_for(every_kind_under_once("volcano"), test::admitted_workload("jobset/paralleljobs.yaml", "volcano"));
+  REQUIRE_THAT(desired, test::IsOk());
+  const std::string collection = "/apis/scheduling.volcano.sh/v1beta1/namespaces/team-a/podgroups";
+  // As admission names it on the pods: the workload's name.
+  const Desired group(*desired, collection, "paralleljobs");
+  CHECK(group.text("/spec/queue") == "q1");
+  CHECK(group.text("/metadata/ownerReferences/0/kind") == "JobSet");
+  CHECK(group.text("/metadata/ownerReferences/0/uid") == "uid-1");
+  CHECK(group.text("/metadata/labels/workload-map.io~1owner-uid") == "uid-1");
+  CHECK(desired->resources.count(collection));
 }
 
 constexpr const char* kNativeCollection = "/apis/scheduling.k8s.io/v1beta1/namespaces/team-a/";
 
-TEST_CASE("PodGroups: under native, a JobSet gets a Workload of its gang and a PodGroup made from its template") {
-  auto store = every_kind_under("native");
-  CHECK(kinds_needing_pod_groups(store->current()).count("jobset.x-k8s.io/JobSet"));
-  const auto desired = plan_for(*store, test::admitted_workload("jobset/paralleljobs.yaml", "native"), native_served);
-  REQUIRE(desired);
-  REQUIRE(desired->bodies.size() == 2);
+TEST_CASE("PodGroups: under native, a JobSet's Workload holds its gang, and its PodGroup is made from the template") {
+  const auto desired = plan_for(every_kind_under_once("native"),
+                                test::admitted_workload("jobset/paralleljobs.yaml", "native"), native_served);
+  REQUIRE_THAT(desired, test::IsOk());
   CHECK(desired->no_workload.empty());
   const std::string workloads = std::string(kNativeCollection) + "workloads";
   REQUIRE(desired->workload);
@@ -139,7 +272,6 @@ TEST_CASE("PodGroups: under native, a JobSet gets a Workload of its gang and a P
   const Desired group(*desired, std::string(kNativeCollection) + "podgroups", "paralleljobs");
   CHECK(group.text("/spec/workloadRef/workloadName") == "paralleljobs");
   CHECK(group.text("/spec/workloadRef/templateName") == gang);
-  CHECK(group.number("/spec/schedulingPolicy/gang/minCount") == 5);
   // The Workload goes first: the PodGroups name one that exists.
   const PodGroupWrites writes = plan_pod_group_writes(*desired, {});
   REQUIRE(writes.apply.size() == 2);
@@ -147,10 +279,9 @@ TEST_CASE("PodGroups: under native, a JobSet gets a Workload of its gang and a P
 }
 
 TEST_CASE("PodGroups: under native, a LeaderWorkerSet's groups share one template of its Workload, a PodGroup each") {
-  auto store = every_kind_under("native");
-  const auto desired =
-      plan_for(*store, test::admitted_workload("leaderworkerset/sample-lws.yaml", "native"), native_served);
-  REQUIRE(desired);
+  const auto desired = plan_for(every_kind_under_once("native"),
+                                test::admitted_workload("leaderworkerset/sample-lws.yaml", "native"), native_served);
+  REQUIRE_THAT(desired, test::IsOk());
   const Desired workload(*desired, std::string(kNativeCollection) + "workloads", "leaderworkerset-sample");
   REQUIRE(workload.object.at_pointer("/spec/podGroupTemplates").get_array().size() == 1);
   CHECK(workload.number("/spec/podGroupTemplates/0/schedulingPolicy/gang/minCount") == 4);
@@ -163,80 +294,6 @@ TEST_CASE("PodGroups: under native, a LeaderWorkerSet's groups share one templat
     CHECK(group.text("/spec/workloadRef/templateName") == workload.text("/spec/podGroupTemplates/0/name"));
     CHECK(group.number("/spec/schedulingPolicy/gang/minCount") == 4);
   }
-  CHECK(desired->bodies.size() == 4);
-}
-
-TEST_CASE("PodGroups: under native, a Job asking the Job controller for its gang and KubeRay's own are handed off") {
-  auto store = every_kind_under("native");
-  const std::string job = R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"pi","namespace":"team-a",)"
-                          R"("uid":"uid-2","labels":{"workload-map.io/profile":"native"}},"spec":{"parallelism":2,)"
-                          R"("completions":2,SCHEDULING"template":{"spec":{"restartPolicy":"Never","containers":[)"
-                          R"({"name":"pi","image":"perl"}]}}}})";
-  auto with = [&](const std::string& scheduling) {
-    std::string out = job;
-    out.replace(out.find("SCHEDULING"), 10, scheduling);
-    return out;
-  };
-  const auto ours = plan_for(*store, with(""), native_served);
-  REQUIRE(ours);
-  CHECK(ours->bodies.size() == 2);  // a Workload and a PodGroup of 2
-  const auto handed_off =
-      plan_for(*store, with(R"("scheduling":{"schedulingPolicy":{"gang":{"minCount":2}}},)"), native_served);
-  REQUIRE(handed_off);
-  CHECK(handed_off->bodies.empty());  // the Job controller makes them (WorkloadWithJob)
-  // The Job as admission left it, its template naming workload-map's gang (podSchedulingGroup): still ours. Whether a
-  // template brought its own PodGroup (whenPodSpecHas) is admission's decision, on the object as it was sent; the
-  // bed found this plan taking the root Job's own edit for the user's.
-  std::string admitted = with("");
-  admitted.replace(admitted.find(R"("restartPolicy")"), 0, R"("schedulingGroup":{"podGroupName":"pi"},)");
-  const auto still_ours = plan_for(*store, admitted, native_served);
-  REQUIRE(still_ours);
-  CHECK(still_ours->bodies.size() == 2);
-
-  const auto ray =
-      plan_for(*store, test::admitted_workload("raycluster/ray-cluster.complete.yaml", "native"), native_served);
-  REQUIRE(ray);
-  CHECK(ray->bodies.size() == 2);
-  // Counted as KubeRay's own native integration counts it (kubernetes-was: 1 + the desired workers), as under Volcano:
-  // 1 head and 4 desired workers here, where KAI's rule (the head and minReplicas) says 3.
-  const std::string four_workers =
-      R"({"apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"ray","namespace":"team-a","uid":"uid-3",)"
-      R"("labels":{"workload-map.io/profile":"native"}},"spec":{"headGroupSpec":{"rayStartParams":{},"template":)"
-      R"({"spec":{"containers":[{"name":"head","image":"ray"}]}}},"workerGroupSpecs":[{"groupName":"gpu",)"
-      R"("replicas":4,"minReplicas":2,"maxReplicas":4,"rayStartParams":{},"template":{"spec":{"containers":[)"
-      R"({"name":"worker","image":"ray"}]}}}]}})";
-  const auto desired_workers = plan_for(*store, four_workers, native_served);
-  REQUIRE(desired_workers);
-  const Desired ray_group(*desired_workers, std::string(kNativeCollection) + "podgroups", "ray");
-  CHECK(ray_group.number("/spec/schedulingPolicy/gang/minCount") == 5);
-  const auto kuberay = plan_for(*store,
-                                admitted_with("raycluster/ray-cluster.complete.yaml", "native",
-                                              R"(.metadata.labels["ray.io/gang-scheduling-enabled"] = "True")"),
-                                native_served);
-  REQUIRE(kuberay);
-  CHECK(kuberay->bodies.empty());  // KubeRay's kubernetes-was batch scheduler makes them
-  // KubeRay leaves an autoscaled RayCluster to default scheduling: the profile's gang then stands.
-  const auto autoscaled = plan_for(*store,
-                                   admitted_with("raycluster/ray-cluster.complete.yaml", "native",
-                                                 R"(.metadata.labels["ray.io/gang-scheduling-enabled"] = "true" | )"
-                                                 R"(.spec.enableInTreeAutoscaling = true)"),
-                                   native_served);
-  REQUIRE(autoscaled);
-  CHECK(autoscaled->bodies.size() == 2);
-}
-
-TEST_CASE("PodGroups: a PodGroup kind not served yet is retried, not dropped") {
-  auto store = every_kind_under("volcano");
-  simdjson::dom::parser parser;
-  const std::string workload = test::admitted_workload("jobset/paralleljobs.yaml", "volcano");
-  const auto desired = plan_pod_groups(
-      store->current(), parser.parse(workload).value(),
-      [](const std::string&, const std::string&, const std::string&) -> Result<kube::Resource> {
-        return Error{"/apis/scheduling.volcano.sh/v1beta1 serves no kind PodGroup", ErrorCode::NotFound};
-      });
-  REQUIRE_FALSE(desired);
-  CHECK(retryable(desired.code()));
-  CHECK(desired.error().find("serves no kind PodGroup") != std::string::npos);
 }
 
 TEST_CASE("PodGroups: the writes apply what differs and delete what is no longer desired") {
@@ -253,30 +310,41 @@ TEST_CASE("PodGroups: the writes apply what differs and delete what is no longer
   CHECK(plan_pod_group_writes(desired, {{{"/p", "a"}, "A2"}, {{"/p", "b"}, "B"}}).apply.empty());
 }
 
-TEST_CASE("PodGroups: the controller applies the plan, adopts what a previous leader made, and deletes the rest") {
+TEST_CASE("PodGroups: the controller applies the plan over what a previous leader made, and deletes the rest") {
   test::FakeCluster cluster(every_kind_under("volcano"));
   cluster.api.answer("GET", "/apis/scheduling.volcano.sh/v1beta1", 200,
                      test::discovery_document("PodGroup", "podgroups"));
   const std::string collection = "/apis/scheduling.volcano.sh/v1beta1/namespaces/team-a/podgroups";
-  // A previous leader made a PodGroup for a gang the JobSet no longer has.
-  cluster.api.answer("GET", collection + "?labelSelector=", 200, R"({"items":[{"metadata":{"name":"stale"}}]})");
-  cluster.api.answer("PATCH", collection + "/", 201);
-  cluster.api.answer("DELETE", collection + "/", 200);
+  auto pod_group = [](const std::string& name, const std::string& labels, int min_member) {
+    return R"({"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":")" + name +
+           R"(","namespace":"team-a","labels":{)" + labels + R"(}},"spec":{"minMember":)" + std::to_string(min_member) +
+           "}}";
+  };
+  const std::string ours = R"("workload-map.io/owner-uid":"uid-1")";
+  // A previous leader made the JobSet's PodGroup (someone has since edited it by hand) and one for a gang the JobSet
+  // no longer has; a PodGroup not labelled as this controller's is someone else's.
+  cluster.api.hold(collection, {{"paralleljobs", pod_group("paralleljobs", ours, 1)},
+                                {"stale", pod_group("stale", ours, 2)},
+                                {"theirs", pod_group("theirs", R"("team":"a")", 3)}});
   PodGroupController controller(cluster.context());
   controller.changed("jobset.x-k8s.io/JobSet", kube::EventType::Added,
                      test::admitted_workload("jobset/paralleljobs.yaml", "volcano"));
   const std::string key = "jobset.x-k8s.io/JobSet|team-a/paralleljobs";
-  REQUIRE(controller.reconcile_one(key));
-  const auto applies = cluster.api.calls("PATCH", collection);
-  REQUIRE(applies.size() == 1);
-  CHECK(applies[0].target == collection + "/paralleljobs?fieldManager=workload-map&force=true");
-  CHECK(applies[0].content_type == kube::kApplyPatch);
-  const auto deletes = cluster.api.calls("DELETE", collection);
-  REQUIRE(deletes.size() == 1);
-  CHECK(deletes[0].target == collection + "/stale");
+  REQUIRE_THAT(controller.reconcile_one(key), test::IsOk());
+  const auto after = cluster.api.objects(collection);
+  std::set<std::string> names;
+  for (const auto& [name, object] : after) names.insert(name);
+  CHECK(names == std::set<std::string>{"paralleljobs", "theirs"});
+  // The JobSet's PodGroup is the plan's, applied server-side by workload-map (forced: the edit is taken back).
+  const auto desired = plan_for(*cluster.state, test::admitted_workload("jobset/paralleljobs.yaml", "volcano"));
+  REQUIRE_THAT(desired, test::IsOk());
+  const auto& applied = after.at("paralleljobs");
+  CHECK(applied.body == desired->bodies.at({collection, "paralleljobs"}));
+  CHECK(applied.field_manager == "workload-map");
+  CHECK(after.at("theirs").body == pod_group("theirs", R"("team":"a")", 3));  // untouched
   // Nothing changed: nothing is written again.
-  REQUIRE(controller.reconcile_one(key));
-  CHECK(cluster.api.calls("PATCH", collection).size() == 1);
+  REQUIRE_THAT(controller.reconcile_one(key), test::IsOk());
+  CHECK(cluster.api.objects(collection) == after);
 }
 
 TEST_CASE("PodGroups: a write the API server fails or refuses is retried") {
@@ -290,9 +358,7 @@ TEST_CASE("PodGroups: a write the API server fails or refuses is retried") {
                      test::admitted_workload("jobset/paralleljobs.yaml", "volcano"));
   const std::string key = "jobset.x-k8s.io/JobSet|team-a/paralleljobs";
   auto outcome = controller.reconcile_one(key);
-  REQUIRE_FALSE(outcome);
-  CHECK(outcome.code() == ErrorCode::Unavailable);
-  CHECK(outcome.error().find("etcd is down") != std::string::npos);
+  REQUIRE_THAT(outcome, test::FailsWith(ErrorCode::Unavailable, "etcd is down"));
   cluster.api.answer("PATCH", collection + "/", 422, R"({"message":"spec.minMember: Invalid value"})");
   outcome = controller.reconcile_one(key);
   REQUIRE_FALSE(outcome);
@@ -329,16 +395,13 @@ TEST_CASE("PodGroups: a refused object does not hold back the others, a failing 
                      test::admitted_workload("jobset/paralleljobs.yaml", "native"));
   const std::string key = "jobset.x-k8s.io/JobSet|team-a/paralleljobs";
   auto outcome = controller.reconcile_one(key);
-  REQUIRE_FALSE(outcome);
-  CHECK(retryable(outcome.code()));
-  CHECK(outcome.error().find("workload/paralleljobs") != std::string::npos);
-  CHECK(cluster.api.calls("PATCH", collection + "workloads/").size() == 1);  // the Workload first
+  REQUIRE_THAT(outcome, test::FailsWith(ErrorCode::Unavailable, "workload/paralleljobs"));  // retried
+  CHECK(cluster.api.calls("PATCH", collection + "workloads/").size() == 1);                 // the Workload first
   CHECK(cluster.api.calls("PATCH", collection + "podgroups/").size() == 1);  // and the PodGroup all the same
 
   cluster.api.answer("PATCH", collection, 503, R"({"message":"etcd is down"})");
   outcome = controller.reconcile_one(key);
-  REQUIRE_FALSE(outcome);
-  CHECK(outcome.code() == ErrorCode::Unavailable);
+  REQUIRE_THAT(outcome, test::FailsWith(ErrorCode::Unavailable, ""));
   CHECK(cluster.api.calls("PATCH", collection + "workloads/").size() == 2);
   CHECK(cluster.api.calls("PATCH", collection + "podgroups/").size() == 1);  // not tried: the next would fail too
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "base/json/json_writer.h"
+#include "tests/support/result_matchers.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 #include "tests/unit/controllers/controller_fixtures.h"
@@ -84,8 +85,8 @@ TEST_CASE("Webhook rules: the controller patches what is missing, skips what is 
   cluster.api.answer("PATCH", mutating, 200, config);
   WebhookRules rules(cluster.context(), {mutating, validating});
   auto outcome = rules.sync();
-  CHECK_FALSE(outcome);  // the other catalog kinds are not served: looked for again
-  CHECK(outcome.code() == ErrorCode::NotFound);
+  // The other catalog kinds are not served: looked for again.
+  CHECK_THAT(outcome, test::FailsWith(ErrorCode::NotFound, ""));
   const auto patches = cluster.api.calls("PATCH", mutating);
   REQUIRE(patches.size() == 1);
   CHECK(patches[0].content_type == kube::kJsonPatch);
@@ -94,8 +95,7 @@ TEST_CASE("Webhook rules: the controller patches what is missing, skips what is 
   // Someone wrote the configuration first: the precondition fails, and the round is retried.
   cluster.api.answer("PATCH", mutating, 409, R"({"message":"the object has been modified"})");
   outcome = rules.sync();
-  REQUIRE_FALSE(outcome);
-  CHECK(outcome.code() == ErrorCode::Conflict);
+  REQUIRE_THAT(outcome, test::FailsWith(ErrorCode::Conflict, ""));
 }
 
 }  // namespace wm::controllers

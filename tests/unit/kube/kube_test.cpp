@@ -17,6 +17,7 @@
 #include "kube/trim.h"
 #include "mapper/catalog/definition_loader.h"
 #include "policy/state_store.h"
+#include "tests/support/result_matchers.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 
@@ -56,8 +57,7 @@ contexts:
 current-context: test
 )"}});
   auto config = kube::config_from_kubeconfig(dir + "/config");
-  INFO(config.error());
-  REQUIRE(config);
+  REQUIRE_THAT(config, test::IsOk());
   CHECK(config->host == "127.0.0.1");
   CHECK(config->port == "23960");
   CHECK(config->server() == "https://127.0.0.1:23960");
@@ -122,8 +122,7 @@ current-context: x
   CHECK(config->ca_pem == "CA PEM!");  // base64 over two lines, with padding
   // Without padding: Beast's decoder writes past decoded_size() for such a tail (ASan, on the kept fuzz corpus).
   config = kube::config_from_kubeconfig(dir + "/unpadded");
-  INFO(config.error());
-  REQUIRE(config);
+  REQUIRE_THAT(config, test::IsOk());
   CHECK(config->ca_pem == "CA PEM!");
 
   CHECK_THAT(kube::config_from_kubeconfig(dir + "/not-base64").error(),
@@ -141,8 +140,7 @@ TEST_CASE("in-cluster: the service account's token, CA and namespace, and the to
   setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
   setenv("KUBERNETES_SERVICE_PORT", "443", 1);
   auto config = kube::config_in_cluster(dir);
-  INFO(config.error());
-  REQUIRE(config);
+  REQUIRE_THAT(config, test::IsOk());
   CHECK(config->server() == "https://10.96.0.1:443");
   CHECK(config->namespace_name == "workload-map");
   CHECK(config->ca_pem == "CA");
@@ -173,8 +171,7 @@ TEST_CASE("a client reports a server that is not there, within its deadline") {
   config.tls_server_name = "127.0.0.1";
   config.insecure_skip_verify = true;
   auto made = kube::Client::make(config);
-  INFO(made.error());
-  REQUIRE(made);
+  REQUIRE_THAT(made, test::IsOk());
   auto& client = *made;
   const auto started = std::chrono::steady_clock::now();
   kube::Response r = client->request("GET", "/version", {}, kube::kJson, 2s);
@@ -303,8 +300,7 @@ TEST_CASE("a client reuses its idle connections, across threads, and opens a new
   config.tls_server_name = "127.0.0.1";
   config.ca_pem = test::read_file(test::test_certificates().ca);
   auto made = kube::Client::make(config);
-  INFO(made.error());
-  REQUIRE(made);
+  REQUIRE_THAT(made, test::IsOk());
   auto& client = *made;
   for (int i = 0; i < 20; ++i) REQUIRE(client->request("GET", "/healthz").status == 200);
   CHECK(client->connections_opened() == 1);

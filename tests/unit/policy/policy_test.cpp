@@ -9,6 +9,8 @@
 #include "mapper/view/gangs.h"
 #include "policy/gang_values.h"
 #include "policy/object_template.h"
+#include "policy/profile_choice.h"
+#include "tests/support/result_matchers.h"
 #include "tests/support/test_support.h"
 
 namespace wm::policy {
@@ -59,11 +61,11 @@ TEST_CASE("an override takes keys and the PodGroup template out with null, and c
   const SchedulerProfile* p = policy->profile("p");
   REQUIRE(p);
   CHECK(p->gang_rule == view::GangRule::AllPods);
-  CHECK(keys(Policy::edits_for(*p, "ray.io", "RayCluster").pod_annotations) == std::vector<std::string>{"b", "c"});
-  CHECK_FALSE(Policy::edits_for(*p, "ray.io", "RayCluster").pod_group);
-  CHECK(Policy::edits_for(*p, "apps", "Deployment").pod_group);
-  CHECK(keys(Policy::edits_for(*p, "", "Pod", true).pod_annotations) == std::vector<std::string>{"a", "b", "d"});
-  CHECK(keys(Policy::edits_for(*p, "", "Pod", false).pod_annotations) == std::vector<std::string>{"a", "b"});
+  CHECK(keys(edits_for(*p, "ray.io", "RayCluster").pod_annotations) == std::vector<std::string>{"b", "c"});
+  CHECK_FALSE(edits_for(*p, "ray.io", "RayCluster").pod_group);
+  CHECK(edits_for(*p, "apps", "Deployment").pod_group);
+  CHECK(keys(edits_for(*p, "", "Pod", true).pod_annotations) == std::vector<std::string>{"a", "b", "d"});
+  CHECK(keys(edits_for(*p, "", "Pod", false).pod_annotations) == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("minimums by name: a profile's, replaced by an override's for its kinds, in the view options") {
@@ -113,8 +115,7 @@ spec:
   list: ["{{queue}}", "x-{{kind}}"]
 )");
   auto t = ObjectTemplate::parse(node, "podGroup");
-  INFO(t.error());
-  REQUIRE(t);
+  REQUIRE_THAT(t, test::IsOk());
   TemplateValues v;
   v.group = "train";
   v.namespace_name = "team-a";
@@ -203,11 +204,11 @@ TEST_CASE("a profile's workload is checked when the policy loads, and an overrid
   simdjson::dom::parser parser;
   const std::string plain_json = R"({"spec":{}})", asks_json = R"({"spec":{"scheduling":{}}})";
   json::ObjectDocument plain(parser.parse(plain_json).value());
-  CHECK(Policy::edits_for(profile, "batch", "Job", true, &plain).workload);
+  CHECK(edits_for(profile, "batch", "Job", true, &plain).workload);
   simdjson::dom::parser parser2;
   json::ObjectDocument asks(parser2.parse(asks_json).value());
-  CHECK_FALSE(Policy::edits_for(profile, "batch", "Job", true, &asks).workload);
-  CHECK(Policy::edits_for(profile, "batch", "Job").workload);  // no object: the condition does not hold
+  CHECK_FALSE(edits_for(profile, "batch", "Job", true, &asks).workload);
+  CHECK(edits_for(profile, "batch", "Job").workload);  // no object: the condition does not hold
 }
 
 // A workload that brought its own object for the scheduler (a PodGroup its pod templates name) is known only once its
@@ -236,9 +237,9 @@ TEST_CASE("an override with whenPodSpecHas holds once the view finds the field i
     const auto match = test::builtin_catalog().find("batch/v1", "Job");
     REQUIRE(match.definition);
     const view::WorkloadView view = view::build_view(*match.definition, *job[0].doc);
-    const ProfileEdits& counted = Policy::edits_for(profile, "batch", "Job", true, job[0].doc.get());
+    const ProfileEdits& counted = edits_for(profile, "batch", "Job", true, job[0].doc.get());
     CHECK(keys(counted.pod_annotations) == std::vector<std::string>{"group"});  // not decided without the view
-    const ProfileEdits& edits = Policy::edits_with_view(profile, "batch", "Job", true, *job[0].doc, view, counted);
+    const ProfileEdits& edits = edits_with_view(profile, "batch", "Job", true, *job[0].doc, view, counted);
     CHECK(keys(edits.pod_annotations) == (own ? std::vector<std::string>{} : std::vector<std::string>{"group"}));
   }
 }

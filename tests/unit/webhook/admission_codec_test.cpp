@@ -5,6 +5,8 @@
 #include <boost/beast/core/detail/base64.hpp>
 #include <catch2/catch.hpp>
 
+#include "tests/support/result_matchers.h"
+
 using namespace wm::webhook;
 
 namespace {
@@ -35,8 +37,7 @@ TEST_CASE("decode_review reads a request's fields and says why it refuses what i
   for (const auto& [body, why] : refused) {
     INFO(body);
     const auto refusal = decode_review(body, parser);
-    REQUIRE_FALSE(refusal);
-    CHECK(refusal.error().find(why) != std::string::npos);
+    CHECK_THAT(refusal, wm::test::FailsWith(wm::ErrorCode::Invalid, why));
   }
 }
 

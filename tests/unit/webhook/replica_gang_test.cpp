@@ -11,6 +11,8 @@
 #include "mapper/view/workload_view.h"
 #include "policy/gang_values.h"
 #include "policy/policy.h"
+#include "policy/profile_choice.h"
+#include "tests/support/result_matchers.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 #include "webhook/admission.h"
@@ -60,8 +62,7 @@ class Admission {
     out.object = object_json;
     if (answer.at_pointer("/response/patch").get_string().get(patch) == simdjson::SUCCESS) {
       auto patched = expr::apply_json_patch(object_json, test::base64_decode(std::string(patch)));
-      INFO(patched.error());
-      REQUIRE(patched);
+      REQUIRE_THAT(patched, test::IsOk());
       out.object = std::move(*patched);
     }
     return out;
@@ -140,9 +141,8 @@ TEST_CASE("a LeaderWorkerSet under coscheduling: each group's pods name a gang a
   const policy::SchedulerProfile* profile = admission.state().policy->profile("coscheduling");
   REQUIRE(profile);
   const auto objects =
-      policy::gang_objects(
-          policy::Policy::edits_for(*profile, "leaderworkerset.x-k8s.io", "LeaderWorkerSet").pod_group.get(), nullptr,
-          view, profile->gang_rule, stored.root, "serve", "q1")
+      policy::gang_objects(policy::edits_for(*profile, "leaderworkerset.x-k8s.io", "LeaderWorkerSet").pod_group.get(),
+                           nullptr, view, profile->gang_rule, stored.root, "serve", "q1")
           .pod_groups;
   REQUIRE(objects.size() == 3);
   for (int group = 0; group < 3; ++group) {

@@ -131,3 +131,58 @@ TEST_CASE("every served version of every catalog kind's upstream CRD is read by 
   }
   CHECK(checked >= 16);
 }
+
+// workload-map's annotations hold YAML text, whose own lines are not the file's: a misspelt key in one is reported at
+// the annotation's line, and the message names the keys it may have.
+TEST_CASE("an unknown key inside a workload-map.io annotation is reported at the annotation's line") {
+  catalog::DefinitionLoad load = catalog::load_definitions(R"(apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata:
+  name: typos
+  annotations:
+    workload-map.io/sub-groups: |
+      minSubGroups: "1"
+      minimum: {}
+    workload-map.io/references: |
+      runtime:
+        kinds: [{group: trainer.kubeflow.org, version: v1alpha1, kind: TrainingRuntime}]
+        name: .spec.runtimeRef.name
+        namespace: .metadata.namespace
+      other: 3
+    workload-map.io/resolved-object: .
+    workload-map.io/referenced-pod-edits: |
+      list: /spec/a
+      entry: {name: node}
+      instanceList: /b
+      instanceKey: name
+      podMetadata: /c
+      podMetdata: /d
+spec:
+  structureDefinition:
+    rootComponent:
+      name: job
+      kind: {group: batch, version: v1, kind: Job}
+      specDefinition:
+        podTemplateSpecPath: .spec.template
+      scaleDefinition:
+        replicasPath: .spec.completions // 1
+      statusDefinition:
+        statusMappings:
+          running:
+          - byExpression: {expression: ".status.active > 0", expectedResult: "true"}
+)",
+                                                           "typos.yaml");
+  CHECK(load.definitions.empty());
+  std::vector<std::string> errors;
+  for (const auto& e : load.errors) errors.push_back(e.str());
+  CHECK(errors == std::vector<std::string>{
+                      "typos.yaml:6: metadata.annotations.workload-map.io/sub-groups.minimum: unknown field "
+                      "(minSubGroups, minimums)",
+                      "typos.yaml:9: metadata.annotations.workload-map.io/references.runtime.namespace: unknown field "
+                      "(kinds, kind, name)",
+                      "typos.yaml:9: metadata.annotations.workload-map.io/references.other: must be a mapping (kinds, "
+                      "kind, name)",
+                      "typos.yaml:16: metadata.annotations.workload-map.io/referenced-pod-edits.podMetdata: unknown "
+                      "field (list, entry, instanceList, instanceKey, podMetadata)",
+                  });
+}

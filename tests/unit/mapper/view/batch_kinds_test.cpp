@@ -5,6 +5,7 @@
 #include "mapper/view/gangs.h"
 #include "mapper/view/workload_view.h"
 #include "policy/policy.h"
+#include "policy/profile_choice.h"
 #include "tests/support/test_support.h"
 
 namespace wm {

@@ -7,6 +7,7 @@
 #include "mapper/catalog/definition_loader.h"
 #include "mapper/view/workload_view.h"
 #include "policy/policy.h"
+#include "policy/profile_choice.h"
 #include "tests/support/test_support.h"
 
 namespace wm {

@@ -8,6 +8,7 @@
 #include "mapper/view/gangs.h"
 #include "mapper/view/pod_edits.h"
 #include "mapper/view/workload_view.h"
+#include "tests/support/result_matchers.h"
 #include "tests/support/test_support.h"
 
 namespace wm {
@@ -63,8 +64,7 @@ TEST_CASE("the store finds objects by group, kind, namespace and name, and a rel
   CHECK_FALSE(store.find("trainer.kubeflow.org", "ClusterTrainingRuntime", "team-a", "torch-distributed"));
   CHECK_FALSE(store.find("trainer.kubeflow.org", "TrainingRuntime", "", "torch-distributed"));
   auto unnamed = store.put(R"({"kind":"TrainingRuntime","metadata":{"name":"x"}})");
-  CHECK_FALSE(unnamed);
-  CHECK_THAT(unnamed.error(), Catch::Contains("apiVersion"));
+  CHECK_THAT(unnamed, test::FailsWith(ErrorCode::Invalid, "apiVersion"));
   CHECK_THAT(store.put("{").error(), Catch::StartsWith("not JSON"));
   REQUIRE(store.put(kMpiRuntime));
   store.replace_kind("trainer.kubeflow.org", "ClusterTrainingRuntime", {});

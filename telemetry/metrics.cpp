@@ -1,8 +1,8 @@
-#include "common/metrics.h"
+#include "telemetry/metrics.h"
 
 #include <cstdio>
 
-#include "common/process_metrics.h"
+#include "telemetry/process_metrics.h"
 
 namespace wm {
 

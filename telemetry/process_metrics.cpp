@@ -1,4 +1,4 @@
-#include "common/process_metrics.h"
+#include "telemetry/process_metrics.h"
 
 #include <malloc.h>
 #include <sys/resource.h>

@@ -1,4 +1,4 @@
-#include "common/metrics.h"
+#include "telemetry/metrics.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,4 +1,4 @@
-#include "common/log.h"
+#include "telemetry/log.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "common/file_watch.h"
+#include "base/file_watch.h"
 
 #include <sys/stat.h>
 
