@@ -63,6 +63,7 @@ void print_table(const view::WorkloadView& view, const Workload& w) {
     std::cout << "\n";
   }
   for (const auto& u : view.uncounted_devices) std::cout << "devices not counted: " << u.what << "\n";
+  for (const auto& u : view.unresolved_references) std::cout << "pods not counted: " << u << "\n";
   for (const auto& problem : view.problems) std::cout << "not understood: " << problem << "\n";
   std::cout << "\n";
 }

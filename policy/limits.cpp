@@ -56,6 +56,16 @@ void check_uncounted_devices(const Limits& limits, const LimitSubject& subject, 
   }
 }
 
+void check_unresolved_references(const Limits& limits, const LimitSubject& subject,
+                                 std::vector<std::string>& violations) {
+  if (limits.resources.empty() && !limits.max_pods) return;
+  std::string limited = limits.max_pods ? "pods" : "";
+  for (const auto& [resource, limit] : limits.resources) limited += (limited.empty() ? "" : ", ") + resource;
+  for (const auto& u : subject.view.unresolved_references)
+    violations.push_back(subject.who + ": " + u + "; so its pods cannot be held to " + scope(subject) + " on " +
+                         limited);
+}
+
 void check_max_pods(const Limits& limits, const LimitSubject& subject, std::vector<std::string>& violations) {
   if (limits.max_pods && subject.view.total_pods > *limits.max_pods)
     violations.push_back(subject.who + " has " + std::to_string(subject.view.total_pods) + " pods; " + scope(subject) +

@@ -40,11 +40,15 @@ void check_requests_with_gpus(const Limits& limits, const LimitSubject& subject,
 // Devices that DRA claims ask for but that cannot be counted (mapper/view/claims.h) must not slip past a limit on a
 // resource they could count as; those that could be of any resource, past any resource limit.
 void check_uncounted_devices(const Limits& limits, const LimitSubject& subject, std::vector<std::string>& violations);
+// Pods held by a referenced object that is not known (an Argo Workflow's WorkflowTemplate) must not slip past any
+// resource or pod limit.
+void check_unresolved_references(const Limits& limits, const LimitSubject& subject,
+                                 std::vector<std::string>& violations);
 
 // Every check, in the order their messages are given.
 inline constexpr LimitCheck kLimitChecks[] = {
-    check_resource_totals,    check_uncounted_devices,  check_max_pods,          check_queue_named,
-    check_allowed_schedulers, check_scheduler_override, check_requests_with_gpus};
+    check_resource_totals, check_uncounted_devices,  check_unresolved_references, check_max_pods,
+    check_queue_named,     check_allowed_schedulers, check_scheduler_override,    check_requests_with_gpus};
 
 std::vector<std::string> limit_violations(const Limits& limits, const LimitSubject& subject);
 

@@ -192,6 +192,7 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
     }
   editor.finish(doc_.root(), warnings);
   view::RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
+  view::apply_child_metadata_edits(patch, view_, root, warnings);  // the profile's own, not workload-map's below
   if ((profile_.pod_group || profile_.workload) && rule_.profile) {
     // What the PodGroup controller needs to make this workload's PodGroups after admission, decided here once.
     root.labels.emplace_back(kProfileLabel, rule_.profile->name);
@@ -266,6 +267,8 @@ std::vector<std::string> Reviewer::uncounted_devices() const {
   std::vector<std::string> out;
   for (const auto& u : view_.uncounted_devices)
     out.push_back(display_name(view_, req_.namespace_name) + ": devices not counted: " + u.what);
+  for (const auto& u : view_.unresolved_references)
+    out.push_back(display_name(view_, req_.namespace_name) + ": pods not counted: " + u);
   return out;
 }
 

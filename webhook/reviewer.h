@@ -36,8 +36,8 @@ class Reviewer {
   // Pod templates whose pods the API server will refuse (mapper/view/pod_rules.h), each as a warning; refused under
   // the rule's refuseInvalidPods.
   std::vector<std::string> invalid_pods() const;
-  // Devices the workload's DRA claims ask for that are not counted, each a warning (refused under a limit they could
-  // break: policy/limits.h).
+  // Devices the workload's DRA claims ask for that are not counted, and pods held by a referenced object that is not
+  // known, each a warning (refused under a limit they could break: policy/limits.h).
   std::vector<std::string> uncounted_devices() const;
 
   // A warning when the workload's queue is not among the queue objects of the profile's scheduler that the cluster

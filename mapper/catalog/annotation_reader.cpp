@@ -24,6 +24,8 @@ class AnnotationReader {
     wrapped_objects(annotations, def);
     owns_only_components(annotations, def);
     references(annotations, def);
+    if (annotations.IsMap())
+      def.child_metadata = r_.path(annotations, kChildMetadataAnnotation.data(), "metadata.annotations");
   }
 
  private:
@@ -46,6 +48,9 @@ class AnnotationReader {
   void referenced_pod_edits(const YAML::Node& annotations, Definition& def);
   void pod_edit_entry(const YAML::Node& spec, const YAML::Node& at, const std::string& field,
                       ReferencedPodEdits& edits);
+  ReferencedPodEdits::Shared shared_pod_edits(const YAML::Node& spec, const YAML::Node& at, const std::string& field);
+  void read_pointer(const YAML::Node& spec, const char* key, const YAML::Node& at, const std::string& field,
+                    bool required, std::string& out);
 
   DefinitionReader& r_;
 };
@@ -191,9 +196,15 @@ void AnnotationReader::references(const YAML::Node& annotations, Definition& def
 // One entry of workload-map.io/references; the annotation's text is all at `at` (a YAML string inside YAML).
 std::optional<ReferenceDefinition> AnnotationReader::reference(const std::string& name, const YAML::Node& spec,
                                                                const YAML::Node& at, const std::string& f) {
-  if (!r_.map(spec, at, f, {"kinds", "kind", "name"})) return std::nullopt;
+  if (!r_.map(spec, at, f, {"kinds", "kind", "name", "optional"})) return std::nullopt;
   ReferenceDefinition r;
   r.name = name;
+  if (const YAML::Node n = spec["optional"]; n.IsDefined()) {
+    if (n.IsScalar() && (n.Scalar() == "true" || n.Scalar() == "false"))
+      r.optional = n.Scalar() == "true";
+    else
+      r_.error(at, 0, f + ".optional", "must be true or false");
+  }
   if (const YAML::Node kinds = spec["kinds"]; kinds.IsDefined() && kinds.IsSequence() && kinds.size() > 0) {
     for (size_t i = 0; i < kinds.size(); ++i)
       if (auto kind = reference_kind(kinds[i], at, f + ".kinds[" + std::to_string(i) + "]"))
@@ -247,14 +258,15 @@ void AnnotationReader::referenced_pod_edits(const YAML::Node& annotations, Defin
   const YAML::Node spec = annotation_yaml(annotations, kReferencedPodEditsAnnotation, at, field);
   if (!spec.IsMap()) return;
   ReferencedPodEdits edits;
-  auto pointer = [&](const char* key, std::string& out) {
-    const YAML::Node n = spec[key];
-    if (n.IsDefined() && n.IsScalar() && !n.Scalar().empty() && n.Scalar()[0] == '/') {
-      out = n.Scalar();
-      return;
-    }
-    r_.error(at, 0, field + "." + key, "must be a JSON pointer (/a/b)");
-  };
+  if (!def.resolved_object)
+    r_.error(at, 0, field, "is for pods from referenced objects: it needs " + std::string(kReferencesAnnotation));
+  if (spec["shared"].IsDefined()) {
+    r_.map(spec, at, field, {"shared"});
+    edits.shared = shared_pod_edits(spec["shared"], at, field + ".shared");
+    def.referenced_pod_edits = std::move(edits);
+    return;
+  }
+  auto pointer = [&](const char* key, std::string& out) { read_pointer(spec, key, at, field, true, out); };
   r_.map(spec, at, field, {"list", "entry", "instanceList", "instanceKey", "podMetadata"});
   pointer("list", edits.list);
   pointer("instanceList", edits.instance_list);
@@ -264,9 +276,33 @@ void AnnotationReader::referenced_pod_edits(const YAML::Node& annotations, Defin
   else
     r_.error(at, 0, field + ".instanceKey", "must name the field that holds an instance's id");
   pod_edit_entry(spec, at, field, edits);
-  if (!def.resolved_object)
-    r_.error(at, 0, field, "is for pods from referenced objects: it needs " + std::string(kReferencesAnnotation));
   def.referenced_pod_edits = std::move(edits);
+}
+
+// shared: {podMetadata, schedulerName, priorityClassName}: pointers into the object.
+ReferencedPodEdits::Shared AnnotationReader::shared_pod_edits(const YAML::Node& spec, const YAML::Node& at,
+                                                              const std::string& field) {
+  ReferencedPodEdits::Shared shared;
+  if (!spec.IsMap()) {
+    r_.error(at, 0, field, "must map podMetadata (and schedulerName, priorityClassName) to JSON pointers");
+    return shared;
+  }
+  r_.map(spec, at, field, {"podMetadata", "schedulerName", "priorityClassName"});
+  read_pointer(spec, "podMetadata", at, field, true, shared.pod_metadata);
+  read_pointer(spec, "schedulerName", at, field, false, shared.scheduler_name);
+  read_pointer(spec, "priorityClassName", at, field, false, shared.priority_class_name);
+  return shared;
+}
+
+void AnnotationReader::read_pointer(const YAML::Node& spec, const char* key, const YAML::Node& at,
+                                    const std::string& field, bool required, std::string& out) {
+  const YAML::Node n = spec[key];
+  if (!n.IsDefined() && !required) return;
+  if (n.IsDefined() && n.IsScalar() && !n.Scalar().empty() && n.Scalar()[0] == '/') {
+    out = n.Scalar();
+    return;
+  }
+  r_.error(at, 0, field + "." + key, "must be a JSON pointer (/a/b)");
 }
 
 // The entry's {key: value}: the fields that tell workload-map's entry in the list apart.

@@ -87,6 +87,11 @@ inline constexpr std::string_view kResolvedObjectAnnotation = "workload-map.io/r
 inline constexpr std::string_view kOwnsOnlyComponentsAnnotation = "workload-map.io/owns-only-components";
 // Where edits go for pods whose templates a referenced object holds (Definition::referenced_pod_edits).
 inline constexpr std::string_view kReferencedPodEditsAnnotation = "workload-map.io/referenced-pod-edits";
+// A jq expression over the object: the metadata, in the object, that its operator copies to the workload objects it
+// makes from it (a DisaggregatedSet role's metadata, its LeaderWorkerSet's). The profile's workload labels and
+// annotations go there too, where the schedulers that read them on those objects find them (Kueue's queue, the
+// queue LWS's Volcano provider reads).
+inline constexpr std::string_view kChildMetadataAnnotation = "workload-map.io/child-metadata";
 
 struct ScaleDefinition {
   Path replicas, min_replicas, max_replicas;
@@ -179,6 +184,10 @@ struct ReferenceDefinition {
   std::vector<Kind> kinds;
   Path kind;         // null: the only kind in `kinds`
   Path object_name;  // the referenced object's metadata.name
+  // The workload may come without it (an Argo Workflow names a WorkflowTemplate or holds its own templates): a name
+  // that yields nothing or null is no reference, and an object not found leaves the workload's pods uncounted (a
+  // warning; refused under a limit) instead of the workload not understood.
+  bool optional = false;
 };
 
 // Pods whose templates a referenced object holds are edited through one entry of a list in the object that
@@ -190,6 +199,13 @@ struct ReferencedPodEdits {
   std::string list;
   std::vector<std::pair<std::string, std::string>> entry;  // the fields that tell the entry apart
   std::string instance_list, instance_key, pod_metadata;
+  // Or every pod's edits in one place of the object that the operator gives all its pods (an Argo Workflow's
+  // spec.podMetadata, spec.schedulerName, spec.podPriorityClassName over its WorkflowTemplate's): pointers into
+  // the object, the two names optional.
+  struct Shared {
+    std::string pod_metadata, scheduler_name, priority_class_name;
+  };
+  std::optional<Shared> shared;
 };
 
 struct Definition {
@@ -208,6 +224,7 @@ struct Definition {
   Path wrapped_objects;  // kWrappedObjectsAnnotation: objects inside this one, read with their own kinds' definitions
   std::vector<ReferenceDefinition> references;  // kReferencesAnnotation
   Path resolved_object;                         // kResolvedObjectAnnotation: set exactly when `references` is not empty
+  Path child_metadata;                          // kChildMetadataAnnotation
   std::optional<ReferencedPodEdits> referenced_pod_edits;  // kReferencedPodEditsAnnotation; none: not edited
   bool owns_only_components = false;                       // kOwnsOnlyComponentsAnnotation
 

@@ -166,20 +166,50 @@ class GangBuilder {
     }
   }
 
-  // The older podGroups: a gang per group, or per replica when a member groups by its replica key.
-  GangGroupView older(const catalog::PodGroupDefinition& group) {
+  // The older podGroups: a gang per group, or per replica when a member groups by its replica key. A replicated
+  // member with an instance per kind of replica (a DisaggregatedSet's roles, each with its own group size) repeats
+  // the group per instance, "<group>-<instance>", each with its own replicas and size.
+  void older(const catalog::PodGroupDefinition& group, std::vector<GangGroupView>& gangs) {
+    const ComponentView* per_instance = replicated_with_instances(group);
+    if (!per_instance) return gangs.push_back(older(group, nullptr));
+    for (const auto& i : per_instance->instances) gangs.push_back(older(group, &i.id));
+  }
+
+  // One gang of the group; with `instance`, only the instances of that id in its members' components.
+  GangGroupView older(const catalog::PodGroupDefinition& group, const std::string* instance) {
     GangGroupView g;
-    g.name = group.name;
+    g.name = instance ? group.name + "-" + *instance : group.name;
     for (const auto& m : group.members) {
       const size_t first_member = g.members.size();
       g.min_member += subtree(m.component, g.members);
+      if (instance)
+        for (size_t i = first_member; i < g.members.size(); ++i) leave_out_other_instances(g.members[i], *instance, g);
       if (!m.filter_paths.empty())
         for (size_t i = first_member; i < g.members.size(); ++i) leave_out_filtered(m, g.members[i], g);
       if (g.replica_key_path.empty()) g.replica_key_path = replica_key_read_by(m);
-      if (g.copies == 1 && !g.replica_key_path.empty()) g.copies = replicas_of(m.component);
+      if (g.copies == 1 && !g.replica_key_path.empty()) g.copies = replicas_of(m.component, instance);
     }
     if (g.copies > 1) g.min_member /= g.copies;
     return g;
+  }
+
+  // The one member's component that is repeated per replica and has an instanceIdPath, when the group has one.
+  const ComponentView* replicated_with_instances(const catalog::PodGroupDefinition& group) const {
+    for (const auto& m : group.members) {
+      const catalog::ComponentDefinition* c = def_.component(m.component);
+      if (c && c->instance_id && !replica_key_read_by(m).empty()) return view_of(m.component);
+    }
+    return nullptr;
+  }
+
+  void leave_out_other_instances(const std::string& component, const std::string& instance, GangGroupView& g) {
+    const ComponentView* view = view_of(component);
+    if (!view) return;
+    for (const auto& i : view->instances) {
+      if (i.id == instance || i.shape == PodShape::Logical) continue;
+      g.min_member -= instance_minimum(i, rule_);
+      g.excluded.emplace_back(component, i.id);
+    }
   }
 
   // Takes the pod templates of `component` that fail one of the member's filters out of the gang.
@@ -219,11 +249,12 @@ class GangBuilder {
     return reads ? key : std::string();
   }
 
-  long long replicas_of(const std::string& component) const {
+  long long replicas_of(const std::string& component, const std::string* instance) const {
     const ComponentView* view = view_of(component);
     long long replicas = 0;
     if (view)
-      for (const auto& i : view->instances) replicas += i.replicas;
+      for (const auto& i : view->instances)
+        if (!instance || i.id == *instance) replicas += i.replicas;
     return std::max(replicas, 1LL);
   }
 
@@ -251,7 +282,7 @@ std::vector<GangGroupView> compute_gangs(const catalog::Definition& definition,
   if (definition.pod_group) {
     gangs.push_back(builder.newer(*definition.pod_group));
   } else if (!definition.pod_groups.empty()) {
-    for (const auto& group : definition.pod_groups) gangs.push_back(builder.older(group));
+    for (const auto& group : definition.pod_groups) builder.older(group, gangs);
   } else {
     GangGroupView g;
     g.name = definition.root().name;

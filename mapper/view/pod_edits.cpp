@@ -48,6 +48,15 @@ void apply_pod_edits(json::JsonPatchBuilder& patch, const InstanceView& instance
   merge(at.annotations, edits.annotations, "annotations");
 }
 
+void apply_child_metadata_edits(json::JsonPatchBuilder& patch, const WorkloadView& view, const RootEdits& edits,
+                                std::vector<std::string>& warnings) {
+  for (const auto& at : view.child_metadata)
+    for (const auto& [where, entries] :
+         {std::pair{at + "/labels", &edits.labels}, {at + "/annotations", &edits.annotations}})
+      if (!entries->empty())
+        if (auto done = patch.merge_map(where, *entries); !done) warnings.push_back(where + ": " + done.error());
+}
+
 void apply_root_edits(json::JsonPatchBuilder& patch, const RootEdits& edits, std::vector<std::string>& warnings) {
   if (edits.labels.empty()) {
   } else if (auto done = patch.merge_map("/metadata/labels", edits.labels); !done) {
@@ -104,6 +113,7 @@ PodEditor::PodEditor(const WorkloadView& view, json::JsonPatchBuilder& patch) : 
 void PodEditor::edit(const InstanceView& instance, const PodEdits& edits, std::vector<std::string>& warnings) {
   if (!referenced_) return apply_pod_edits(patch_, instance, edits, warnings);
   if (instance.shape == PodShape::Logical) return;
+  if (referenced_->shared) return gather_shared(instance, edits, warnings);
   if (edits.scheduler_name || edits.priority_class_name)
     note(warnings, instance, "schedulerName and priorityClassName not set",
          "the pods' template is in a referenced object, and " + referenced_->list + " has no place for them");
@@ -111,7 +121,50 @@ void PodEditor::edit(const InstanceView& instance, const PodEdits& edits, std::v
     items_.push_back({instance.id, edits.labels, edits.annotations});
 }
 
+// One place holds every pod's edits: an instance that asks for another value of a key than an earlier one keeps the
+// earlier (a per-instance value, like YuniKorn's task group, cannot be told apart there).
+void PodEditor::gather_shared(const InstanceView& instance, const PodEdits& edits, std::vector<std::string>& warnings) {
+  auto one = [&](std::optional<std::string>& held, const std::optional<std::string>& wanted, const char* what) {
+    if (!wanted) return;
+    if (!held) held = wanted;
+    if (*held != *wanted) note(warnings, instance, what, "its pods share one value with the others': " + *held);
+  };
+  auto merge = [&](json::StringPairs& held, const json::StringPairs& wanted, const char* what) {
+    for (const auto& [key, value] : wanted) {
+      auto it = std::find_if(held.begin(), held.end(), [&](const auto& kv) { return kv.first == key; });
+      if (it == held.end())
+        held.emplace_back(key, value);
+      else if (it->second != value)
+        note(warnings, instance, what, key + " is shared by all its pods: " + it->second + " is kept");
+    }
+  };
+  one(shared_.scheduler_name, edits.scheduler_name, "schedulerName");
+  one(shared_.priority_class_name, edits.priority_class_name, "priorityClassName");
+  merge(shared_.labels, edits.labels, "labels");
+  merge(shared_.annotations, edits.annotations, "annotations");
+}
+
+void PodEditor::write_shared(std::vector<std::string>& warnings) {
+  const catalog::ReferencedPodEdits::Shared& at = *referenced_->shared;
+  auto set = [&](const std::string& where, const std::optional<std::string>& value, const char* what) {
+    if (!value) return;
+    if (where.empty())
+      warnings.push_back(std::string(what) + " not set: the pods' template is in a referenced object");
+    else if (auto done = patch_.set_string(where, *value); !done)
+      warnings.push_back(where + ": " + done.error());
+  };
+  auto merge = [&](const std::string& where, const json::StringPairs& entries) {
+    if (entries.empty()) return;
+    if (auto done = patch_.merge_map(where, entries); !done) warnings.push_back(where + ": " + done.error());
+  };
+  set(at.scheduler_name, shared_.scheduler_name, "schedulerName");
+  set(at.priority_class_name, shared_.priority_class_name, "priorityClassName");
+  merge(at.pod_metadata + "/labels", shared_.labels);
+  merge(at.pod_metadata + "/annotations", shared_.annotations);
+}
+
 void PodEditor::finish(simdjson::dom::element root, std::vector<std::string>& warnings) {
+  if (referenced_ && referenced_->shared) return write_shared(warnings);
   if (!referenced_ || items_.empty()) return;
   const catalog::ReferencedPodEdits& at = *referenced_;
   std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.id < b.id; });
@@ -154,6 +207,7 @@ std::string make_patch(const WorkloadView& view, json::ObjectDocument& doc, cons
   for (const auto& c : view.components)
     for (const auto& i : c.instances) editor.edit(i, pods, warnings);
   editor.finish(doc.root(), warnings);
+  apply_child_metadata_edits(patch, view, root, warnings);
   apply_root_edits(patch, root, warnings);
   return patch.str();
 }

@@ -25,10 +25,15 @@ struct RootEdits {
 void apply_pod_edits(json::JsonPatchBuilder& patch, const InstanceView& instance, const PodEdits& edits,
                      std::vector<std::string>& warnings);
 void apply_root_edits(json::JsonPatchBuilder& patch, const RootEdits& edits, std::vector<std::string>& warnings);
+// The profile's workload labels and annotations, also where the operator copies them to the workload objects it
+// makes (WorkloadView::child_metadata).
+void apply_child_metadata_edits(json::JsonPatchBuilder& patch, const WorkloadView& view, const RootEdits& edits,
+                                std::vector<std::string>& warnings);
 
 // Edits every pod-bearing instance of one view: at the pod fields the view locates, or, for pods whose templates a
 // referenced object holds, gathered into the one entry of the object that the definition says workload-map owns
-// (Definition::referenced_pod_edits: a TrainJob's runtimePatches entry), written by finish().
+// (Definition::referenced_pod_edits: a TrainJob's runtimePatches entry), or into the one place the operator gives all
+// pods (an Argo Workflow's spec.podMetadata), written by finish().
 class PodEditor {
  public:
   PodEditor(const WorkloadView& view, json::JsonPatchBuilder& patch);
@@ -41,9 +46,13 @@ class PodEditor {
     std::string id;
     json::StringPairs labels, annotations;
   };
+  void gather_shared(const InstanceView& instance, const PodEdits& edits, std::vector<std::string>& warnings);
+  void write_shared(std::vector<std::string>& warnings);
+
   json::JsonPatchBuilder& patch_;
   const catalog::ReferencedPodEdits* referenced_ = nullptr;
   std::vector<Item> items_;
+  PodEdits shared_;  // every instance's edits, for ReferencedPodEdits::shared
 };
 
 // The same edits on every pod-bearing instance, plus the root's: the whole patch as JSON text.

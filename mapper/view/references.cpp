@@ -120,15 +120,65 @@ size_t ReferenceStore::size() const {
 
 namespace {
 
-// The one non-empty string an expression yields.
-Result<std::string> single_string(const catalog::Path& path, json::ObjectDocument& doc, const std::string& what) {
+// The one non-empty string an expression yields; with `absent_ok`, "" when it yields nothing or null.
+Result<std::string> single_string(const catalog::Path& path, json::ObjectDocument& doc, const std::string& what,
+                                  bool absent_ok = false) {
   json::EvalResult r = path->evaluate(doc, /*want_pointers=*/false);
   if (!r.ok()) return Error{what + " (" + path->source() + "): " + r.error};
+  if (absent_ok && (r.values.empty() || (r.values.size() == 1 && r.values.front().is_null()))) return std::string();
   if (r.values.size() != 1 || !r.values.front().as_scalar_string() || r.values.front().is_null() ||
       r.values.front().as_scalar_string()->empty())
     return Error{what + " (" + path->source() + ") must yield one string; the object gives " +
                  (r.values.empty() ? std::string("nothing") : r.values.front().json())};
   return *r.values.front().as_scalar_string();
+}
+
+// One reference as the resolved-object expression reads it: the object's JSON, "null" for an optional reference the
+// object does not name (`named` false) or that is not known (`missing` says why).
+struct Lookup {
+  std::string json = "null";
+  bool named = false;
+  std::string missing;
+};
+
+Result<Lookup> look_up(const catalog::ReferenceDefinition& ref, json::ObjectDocument& doc, const ReferenceStore* store,
+                       std::string_view namespace_name) {
+  const std::string what = "reference " + ref.name;
+  auto named = single_string(ref.object_name, doc, what + " name", ref.optional);
+  if (!named) return Error{named.error()};
+  Lookup out;
+  if (named->empty()) return out;  // optional, and not named
+  out.named = true;
+  std::string kind_name = ref.kinds.front().gvk.kind;
+  if (ref.kind) {
+    auto kind_named = single_string(ref.kind, doc, what + " kind");
+    if (!kind_named) return Error{kind_named.error()};
+    kind_name = std::move(*kind_named);
+  }
+  const catalog::ReferenceDefinition::Kind* kind = nullptr;
+  for (const auto& k : ref.kinds)
+    if (k.gvk.kind == kind_name) kind = &k;
+  if (!kind) {
+    std::string known;
+    for (const auto& k : ref.kinds) known += (known.empty() ? "" : ", ") + k.gvk.kind;
+    return Error{what + ": kind " + kind_name + " is none the definition reads (" + known + ")"};
+  }
+  const std::string& name = *named;
+  // In the workload's namespace; a manifest that names none (the CLI's) finds referenced objects that name none.
+  const std::string ns = kind->namespaced ? std::string(namespace_name) : std::string();
+  const std::string object = kind->gvk.kind + " " + (ns.empty() ? "" : ns + "/") + name;
+  auto found = store ? store->find(kind->gvk.group, kind->gvk.kind, ns, name) : nullptr;
+  if (found) {
+    out.json = *found;
+    return out;
+  }
+  std::string why =
+      what + ": " + object + " (" + kind->gvk.group + ") is not known" +
+      (store ? " to workload-map: the cluster side has not seen it (or the CLI was not given it with --with)"
+             : ": nothing holds referenced objects here (the CLI reads them with --with FILE)");
+  if (!ref.optional) return Error{std::move(why)};
+  out.missing = std::move(why);
+  return out;
 }
 
 }  // namespace
@@ -137,41 +187,21 @@ Result<std::shared_ptr<ResolvedDocument>> resolve_references(const catalog::Defi
                                                              json::ObjectDocument& doc, const ReferenceStore* store,
                                                              std::string_view namespace_name) {
   std::string input = "{\"object\":" + simdjson::to_string(doc.root()) + ",\"references\":{";
-  bool first = true;
-  for (const auto& ref : definition.references) {
-    const std::string what = "reference " + ref.name;
-    std::string kind_name = ref.kinds.front().gvk.kind;
-    if (ref.kind) {
-      auto named = single_string(ref.kind, doc, what + " kind");
-      if (!named) return Error{named.error()};
-      kind_name = std::move(*named);
-    }
-    const catalog::ReferenceDefinition::Kind* kind = nullptr;
-    for (const auto& k : ref.kinds)
-      if (k.gvk.kind == kind_name) kind = &k;
-    if (!kind) {
-      std::string known;
-      for (const auto& k : ref.kinds) known += (known.empty() ? "" : ", ") + k.gvk.kind;
-      return Error{what + ": kind " + kind_name + " is none the definition reads (" + known + ")"};
-    }
-    auto named = single_string(ref.object_name, doc, what + " name");
-    if (!named) return Error{named.error()};
-    const std::string& name = *named;
-    // In the workload's namespace; a manifest that names none (the CLI's) finds referenced objects that name none.
-    const std::string ns = kind->namespaced ? std::string(namespace_name) : std::string();
-    const std::string object = kind->gvk.kind + " " + (ns.empty() ? "" : ns + "/") + name;
-    auto found = store ? store->find(kind->gvk.group, kind->gvk.kind, ns, name) : nullptr;
-    if (!found)
-      return Error{what + ": " + object + " (" + kind->gvk.group + ") is not known" +
-                   (store
-                        ? " to workload-map: the cluster side has not seen it (or the CLI was not given it with --with)"
-                        : ": nothing holds referenced objects here (the CLI reads them with --with FILE)")};
-    input += (first ? "\"" : ",\"") + ref.name + "\":" + *found;
-    first = false;
+  std::vector<std::string> missing;
+  bool any_named = false;
+  for (size_t i = 0; i < definition.references.size(); ++i) {
+    const auto& ref = definition.references[i];
+    auto found = look_up(ref, doc, store, namespace_name);
+    if (!found) return found.failure();
+    any_named = any_named || found->named;
+    if (!found->missing.empty()) missing.push_back(std::move(found->missing));
+    input += (i ? ",\"" : "\"") + ref.name + "\":" + found->json;
   }
   input += "}}";
+  if (!any_named) return std::shared_ptr<ResolvedDocument>();
 
   auto resolved = std::make_shared<ResolvedDocument>();
+  resolved->missing = std::move(missing);
   simdjson::dom::element root;
   if (auto e = resolved->parser.parse(input).get(root); e)
     return Error{std::string("referenced objects: ") + simdjson::error_message(e)};

@@ -56,10 +56,14 @@ class ReferenceStore {
 struct ResolvedDocument {
   simdjson::dom::parser parser;
   std::unique_ptr<json::ObjectDocument> input, object;
+  // Optional references named but not found (ReferenceDefinition::optional), each "reference NAME: KIND NS/NAME
+  // (GROUP) is not known ...": null in the input, the workload's pods from them not counted.
+  std::vector<std::string> missing;
 };
 
 // Looks each reference up (in `namespace_name` for namespaced kinds) and evaluates the resolved-object expression.
-// An error when a reference is missing or the expressions fail.
+// An error when a required reference is missing or the expressions fail; null when every reference is optional and
+// the object names none (the definition's paths then read the object itself).
 Result<std::shared_ptr<ResolvedDocument>> resolve_references(const catalog::Definition& definition,
                                                              json::ObjectDocument& doc, const ReferenceStore* store,
                                                              std::string_view namespace_name);

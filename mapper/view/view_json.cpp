@@ -110,6 +110,7 @@ std::string view_json(const WorkloadView& view) {
   for (const auto& g : expanded_gangs(view.gangs, kMaxGangsShown)) gang(w, g);
   w.end_array();
   uncounted(w, view.uncounted_devices);
+  if (!view.unresolved_references.empty()) strings(w, "unresolvedReferences", view.unresolved_references);
   if (!view.phases.empty()) strings(w, "phases", view.phases);
   strings(w, "problems", view.problems);
   return w.end_object().take();

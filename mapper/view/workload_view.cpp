@@ -400,10 +400,24 @@ void add_totals(WorkloadView& view) {
 void require_pod_templates(const catalog::Definition& definition, WorkloadView& view) {
   const bool bears_pods = std::any_of(definition.components.begin(), definition.components.end(),
                                       [](const catalog::ComponentDefinition& c) { return c.bears_pods(); });
-  if ((bears_pods || definition.wrapped_objects) && view.pod_template_count() == 0 && view.problems.empty())
+  // Pods held by a referenced object that is not known are reported as such (unresolved_references).
+  if ((bears_pods || definition.wrapped_objects) && view.pod_template_count() == 0 && view.problems.empty() &&
+      view.unresolved_references.empty())
     view.problems.push_back(
         "no pod template or pod spec where the definition looks: the pods come from elsewhere (defaults, another "
         "object) that workload-map does not read");
+}
+
+// The metadata the operator copies to the workload objects it makes (Definition::child_metadata), in the object: not
+// in a resolved document, whose locations are not the object's.
+void locate_child_metadata(const catalog::Definition& definition, json::ObjectDocument& doc, WorkloadView& view) {
+  if (!definition.child_metadata || view.resolved) return;
+  json::EvalResult r = definition.child_metadata->evaluate(doc, /*want_pointers=*/true);
+  if (!r.ok())
+    return view.problems.push_back("child metadata (" + definition.child_metadata->source() + "): " + r.error);
+  for (const auto& v : r.values)
+    if (v.has_pointer && !v.computed && (v.element.is_null() || v.element.is_object()))
+      view.child_metadata.push_back(v.pointer);
 }
 
 }  // namespace
@@ -420,6 +434,7 @@ WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocum
       return view;
     }
     view.resolved = std::move(*resolved);
+    if (view.resolved) view.unresolved_references = std::move(view.resolved->missing);
   }
   json::ObjectDocument& read = view.document(doc);
   ViewBuilder builder(read, view, options);
@@ -433,6 +448,7 @@ WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocum
   if (definition.wrapped_objects) add_wrapped_objects(definition, read, options, view, wrapped_gangs);
   add_totals(view);
   require_pod_templates(definition, view);
+  locate_child_metadata(definition, doc, view);
   // A wrapping definition's gangs are its wrapped objects', each after its own kind's rule.
   view.gangs = definition.wrapped_objects ? std::move(wrapped_gangs)
                                           : compute_gangs(definition, view.components, options, read, view.problems);

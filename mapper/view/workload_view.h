@@ -113,6 +113,12 @@ struct WorkloadView {
   // Devices the pods ask for through claims that could not be counted: warned of, and refused under a limit they
   // could break (policy/limits.h). Not problems: the rest of the workload is understood.
   std::vector<UncountedDevices> uncounted_devices;
+  // Optional referenced objects the workload names that are not known (an Argo Workflow's WorkflowTemplate), each
+  // "reference NAME: KIND NS/NAME (GROUP) is not known ...": the pods they hold are not counted. Warned of, and
+  // refused under any resource or pod limit (policy/limits.h).
+  std::vector<std::string> unresolved_references;
+  // Where the profile's workload labels and annotations also go (Definition::child_metadata): metadata pointers.
+  std::vector<std::string> child_metadata;
   std::vector<GangGroupView> gangs;
   std::vector<std::string> phases;  // empty unless asked for; "Undefined" when no mapping matches
   // What the definition could not read in this object (an expression's error, a count that is not one, a missing

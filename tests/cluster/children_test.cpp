@@ -1,7 +1,8 @@
 // Real children: kube-controller-manager's controllers make ReplicaSets, Jobs and Pods from workloads the webhook
 // admitted, and those children pass admission again. Each must carry its top-level workload's group, decided once
 // at the top and carried down by the pod templates, never re-decided from the child's own name.
-// The real JobSet and LeaderWorkerSet controllers run beside the control plane (tests/cluster/operator.sh).
+// The real JobSet and LeaderWorkerSet controllers (LWS's with its DisaggregatedSet controller) run beside the control
+// plane (tests/cluster/operator.sh).
 #include <catch2/catch.hpp>
 
 #include "tests/cluster/cluster_support.h"
@@ -48,6 +49,18 @@ void check_group(const std::string& ns, const std::vector<std::string>& pods, co
     CHECK(string_at(object, "/metadata/annotations/scheduling.volcano.sh~1queue-name") == "research");
     CHECK(string_at(object, "/spec/schedulerName") == "volcano");
     CHECK(string_at(object, "/metadata/annotations/workload-map.io~1gang-size") == "<missing>");
+  }
+}
+
+// Every Pod in `pods` is scheduled by Volcano and carries no group name of workload-map's: LWS's own integration
+// names each group's PodGroup.
+void check_handed_to_lws(const std::string& ns, const std::vector<std::string>& pods) {
+  simdjson::dom::parser parser;
+  for (const auto& pod : pods) {
+    auto object = Cluster::get().get_json(parser, {"get", pod, "-n", ns});
+    INFO(pod);
+    CHECK(string_at(object, "/spec/schedulerName") == "volcano");
+    CHECK(string_at(object, "/metadata/annotations/scheduling.k8s.io~1group-name") == "<missing>");
   }
 }
 
@@ -131,14 +144,27 @@ TEST_CASE("pods made by kube-controller-manager carry their top-level workload's
     CHECK(string_at(stored, "/metadata/annotations/workload-map.io~1group-name") == "<missing>");
     // The leader StatefulSet makes 2 leader Pods; each leader Pod makes its group's worker StatefulSet, which makes
     // 1 worker Pod: 3 StatefulSets and 4 Pods, none of them a workload of its own.
-    for (const auto& pod : wait_for_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve", 4)) {
-      auto object = cluster.get_json(parser, {"get", pod, "-n", ns});
-      INFO(pod);
-      CHECK(string_at(object, "/spec/schedulerName") == "volcano");
-      CHECK(string_at(object, "/metadata/annotations/scheduling.k8s.io~1group-name") == "<missing>");
-    }
+    check_handed_to_lws(ns, wait_for_pods(ns, "leaderworkerset.sigs.k8s.io/name=serve", 4));
     CHECK(webhook.requests("mutate", "StatefulSet", "controlled") >= 3);
     CHECK(webhook.requests("mutate", "Pod", "controlled") >= 4);
+  }
+  SECTION("DisaggregatedSet -> LeaderWorkerSets (the real LWS controller's DisaggregatedSet controller) -> Pods") {
+    // LWS v0.9's controller: a LeaderWorkerSet per role, with the role's pod templates copied whole.
+    create(ns, std::string(R"({"apiVersion":"disaggregatedset.x-k8s.io/v1","kind":"DisaggregatedSet",
+      "metadata":{"name":"infer"},"spec":{"roles":[
+      {"name":"prefill","spec":{"replicas":1,"leaderWorkerTemplate":{"size":2,"workerTemplate":{"spec":{"containers":)") +
+                   kContainer + R"(}}}}},
+      {"name":"decode","spec":{"replicas":1,"leaderWorkerTemplate":{"size":1,"workerTemplate":{"spec":{"containers":)" +
+                   kContainer + "}}}}}]}}");
+    // prefill: a group of 2 pods; decode: a group of 1; each pod with the set's edits, none re-decided below it.
+    check_handed_to_lws(ns, wait_for_pods(ns, "disaggregatedset.x-k8s.io/name=infer", 3));
+    // The queue annotation in each role's metadata reached its LeaderWorkerSet, where LWS's provider reads it.
+    const CommandResult sets =
+        cluster.kubectl({"get", "leaderworkersets", "-n", ns, "-l", "disaggregatedset.x-k8s.io/name=infer", "-o",
+                         "jsonpath={.items[*].metadata.annotations.scheduling\\.volcano\\.sh/queue-name}"});
+    CHECK(sets.out == "research research");
+    CHECK(webhook.requests("mutate", "DisaggregatedSet", "patched") >= 1);
+    CHECK(webhook.requests("mutate", "LeaderWorkerSet", "controlled") >= 2);
   }
 }
 

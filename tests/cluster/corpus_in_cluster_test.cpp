@@ -211,7 +211,7 @@ TEST_CASE("every fixture of every catalog kind keeps every edit of every shipped
   // Every kind of the catalog but those ../shared/crds has no CRD for.
   for (const char* kind : {"JobSet", "LeaderWorkerSet", "Notebook", "SparkApplication", "TFJob", "XGBoostJob",
                            "PaddleJob", "JAXJob", "MPIJob", "TrainJob", "AppWrapper", "Workflow", "CronWorkflow",
-                           "WorkflowTemplate", "RayCluster", "PodCliqueSet", "Sandbox"}) {
+                           "WorkflowTemplate", "RayCluster", "PodCliqueSet", "Sandbox", "DisaggregatedSet"}) {
     INFO(kind);
     CHECK(kinds_kept.count(kind));
   }

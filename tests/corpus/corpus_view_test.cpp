@@ -61,12 +61,15 @@ int check_manifests(const std::string& dir, const std::vector<std::string>& file
           REQUIRE(it != view.total_requests.end());
           CHECK(it->second.str() == view::Quantity::parse(kv.second.as<std::string>())->str());
         }
-        // Gangs under the minimum rule: all pods in one gang unless noted.
-        long long gang = want["gang"] ? want["gang"].as<long long>() : want["pods"].as<long long>();
+        // Gangs under the minimum rule: all pods in one gang unless noted; `gang` one minimum for every gang, or a
+        // list of each gang's.
         long long gangs = want["gangs"] ? want["gangs"].as<long long>() : 1;
         auto expanded = view::expanded_gangs(view.gangs, 1000);
         REQUIRE(expanded.size() == static_cast<size_t>(gangs));
-        for (const auto& g : expanded) CHECK(g.min_member == gang);
+        for (size_t g = 0; g < expanded.size(); ++g) {
+          const YAML::Node gang = want["gang"] && want["gang"].IsSequence() ? want["gang"][g] : want["gang"];
+          CHECK(expanded[g].min_member == (gang ? gang.as<long long>() : want["pods"].as<long long>()));
+        }
 
         std::map<std::string, long long> got, wanted;
         for (const auto& c : view.components)

@@ -124,9 +124,13 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
           for (const auto& i : c.instances) unlocated += i.shape != view::PodShape::Logical && unlocated_pod_fields(i);
         // Pods from a referenced object (a TrainJob's runtime) are edited through the object's own entry
         // (Definition::referenced_pod_edits), which has no place for a scheduler name: one warning each.
-        const catalog::ReferencedPodEdits* entry = view.resolved ? &*match.definition->referenced_pod_edits : nullptr;
+        // Or, shared by every pod, in the one place the operator gives them all (an Argo Workflow's spec.podMetadata).
+        const catalog::ReferencedPodEdits* referenced =
+            view.resolved ? &*match.definition->referenced_pod_edits : nullptr;
+        const auto* shared = referenced && referenced->shared ? &*referenced->shared : nullptr;
+        const catalog::ReferencedPodEdits* entry = shared ? nullptr : referenced;
         for (const auto& w : warnings) UNSCOPED_INFO("warning: " << w);
-        CHECK(warnings.size() == unlocated);
+        CHECK(warnings.size() == (shared ? 0 : unlocated));
         for (const auto& w : warnings)
           CHECK(w.find(entry ? ": schedulerName and priorityClassName not set: the pods' template is in a referenced"
                              : ": pods not edited: the definition locates no pod field") != std::string::npos);
@@ -155,6 +159,13 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
             CHECK(string_at(patched.root, *i.fields.annotations + "/workload-map.test~1min-member") == "3");
           }
         CHECK(string_at(patched.root, "/metadata/annotations/workload-map.test~1pods") == "7");
+        for (const auto& at : view.child_metadata)
+          CHECK(string_at(patched.root, at + "/annotations/workload-map.test~1pods") == "7");
+        if (shared) {
+          CHECK(string_at(patched.root, shared->scheduler_name) == "wm-test-scheduler");
+          CHECK(string_at(patched.root, shared->pod_metadata + "/labels/workload-map.test~1gang") == "g1");
+          CHECK(string_at(patched.root, shared->pod_metadata + "/annotations/workload-map.test~1min-member") == "3");
+        }
         if (entry) {
           // workload-map's entry, holding every instance's pod labels and annotations (TrainJob: runtimePatches).
           simdjson::dom::array list;
@@ -178,9 +189,21 @@ TEST_CASE("kubectl applies every corpus and upstream fixture workload's patch, a
         allowed.maps.insert("/metadata/annotations");
         if (file == "milvus/milvus_default.yaml")  // no spec at all: spec.components' shared fields are created
           allowed.created = {"/spec", "/spec/components"};
+        for (const auto& at : view.child_metadata) {  // the workload's own annotations, copied to its children too
+          allowed.maps.insert(at + "/annotations");
+          allowed.leaves.insert(at + "/annotations/workload-map.test~1pods");
+        }
         if (entry) {  // the entry is added (and its list, if missing)
           allowed.leaves.insert(entry->list);
           allowed.grows.insert(entry->list);
+        }
+        if (shared) {
+          allowed.leaves.insert(shared->scheduler_name);
+          for (const auto& [where, entries] : {std::pair{shared->pod_metadata + "/labels", edits.labels},
+                                               std::pair{shared->pod_metadata + "/annotations", edits.annotations}}) {
+            allowed.maps.insert(where);
+            for (const auto& [key, value] : entries) allowed.leaves.insert(json::pointer_child(where, key));
+          }
         }
         for (const auto& c : view.components)
           for (const auto& i : c.instances) {

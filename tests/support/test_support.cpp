@@ -123,4 +123,14 @@ std::string string_at(simdjson::dom::element root, const std::string& pointer) {
   return std::string(s);
 }
 
+view::WorkloadView ReferencedViews::view(const std::string& yaml, const std::string& namespace_name) {
+  auto objects = parse_yaml(yaml);
+  REQUIRE(objects.size() == 1);
+  auto match = builtin_catalog().find(objects[0].api_version, objects[0].kind);
+  REQUIRE(match.definition);
+  kept.push_back(std::move(objects[0]));
+  return view::build_view(*match.definition, *kept.back().doc,
+                          {.catalog = &builtin_catalog(), .references = &store, .namespace_name = namespace_name});
+}
+
 }  // namespace wm::test

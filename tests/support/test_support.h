@@ -12,6 +12,7 @@
 #include "mapper/catalog/catalog.h"
 #include "mapper/catalog/documents.h"
 #include "mapper/view/references.h"
+#include "mapper/view/workload_view.h"
 
 namespace wm::test {
 
@@ -37,6 +38,14 @@ std::vector<ParsedObject> parse_file(const std::string& path);
 void hold_objects(view::ReferenceStore& store, const std::vector<std::string>& paths);
 ParsedObject parse_json(const std::string& json, const std::string& label = "inline");
 std::vector<ParsedObject> parse_yaml(const std::string& yaml, const std::string& label = "inline");
+
+// Views of one-object manifests under the built-in catalog, reading referenced objects from `store`; the views point
+// into the objects kept.
+struct ReferencedViews {
+  view::ReferenceStore store;
+  std::vector<ParsedObject> kept;
+  view::WorkloadView view(const std::string& yaml, const std::string& namespace_name = "");
+};
 
 // Runs a shell command; returns its exit status and fills `output` with stdout.
 int run(const std::string& command, std::string& output);

@@ -28,10 +28,13 @@ std::string runtime_json(const std::string& file) {
 }  // namespace
 
 TEST_CASE(
-    "References: a TrainJob's runtimes, every profile's queue kind and DRA's claim objects are watched, nothing else") {
+    "References: a TrainJob's runtimes, Argo's workflow templates, every profile's queue kind and DRA's claim objects "
+    "are watched, nothing else") {
   const auto wanted = referenced_kinds(shipped_state()->current());
   CHECK(wanted.count("trainer.kubeflow.org/TrainingRuntime"));
   CHECK(wanted.count("trainer.kubeflow.org/ClusterTrainingRuntime"));
+  CHECK(wanted.count("argoproj.io/WorkflowTemplate"));
+  CHECK(wanted.count("argoproj.io/ClusterWorkflowTemplate"));
   CHECK(wanted.count("scheduling.run.ai/Queue"));      // kai's queues
   CHECK(wanted.count("scheduling.volcano.sh/Queue"));  // volcano's
   CHECK(wanted.at("scheduling.run.ai/Queue").version == "v2");
@@ -42,7 +45,8 @@ TEST_CASE(
     CHECK(wanted.at(dra).version == "v1");
   }
   for (const auto& [key, gvk] : wanted)
-    CHECK((gvk.group == "trainer.kubeflow.org" || gvk.kind == "Queue" || gvk.group == "resource.k8s.io"));
+    CHECK((gvk.group == "trainer.kubeflow.org" || gvk.kind == "Queue" || gvk.group == "resource.k8s.io" ||
+           gvk.kind.ends_with("WorkflowTemplate")));
 }
 
 TEST_CASE("References: what the list and the watch bring is held for admission, without managed fields") {

@@ -149,3 +149,24 @@ TEST_CASE("Limits: devices that cannot be counted are refused under a limit they
 }
 
 }  // namespace wm::policy
+
+namespace wm::policy {
+
+TEST_CASE("Limits: pods of a referenced object that is not known are refused under any resource or pod limit") {
+  Checked jobset;
+  jobset.view->unresolved_references = {
+      "reference template: WorkflowTemplate team-a/later (argoproj.io) is not known to workload-map"};
+  CHECK(jobset.run(check_unresolved_references, Limits{}).empty());  // no limit: a warning, never a refusal
+  Limits gpus;
+  gpus.resources["nvidia.com/gpu"] = quantity("8");
+  const auto under_gpus = jobset.run(check_unresolved_references, gpus);
+  REQUIRE(under_gpus.size() == 1);
+  CHECK(under_gpus[0] ==
+        "JobSet team-a/train: reference template: WorkflowTemplate team-a/later (argoproj.io) is not known to "
+        "workload-map; so its pods cannot be held to the limit for namespace team-a on nvidia.com/gpu");
+  Limits pods;
+  pods.max_pods = 100;
+  CHECK_THAT(jobset.run(check_unresolved_references, pods).at(0), Catch::EndsWith("on pods"));
+}
+
+}  // namespace wm::policy

@@ -179,9 +179,9 @@ spec:
                       "typos.yaml:6: metadata.annotations.workload-map.io/sub-groups.minimum: unknown field "
                       "(minSubGroups, minimums)",
                       "typos.yaml:9: metadata.annotations.workload-map.io/references.runtime.namespace: unknown field "
-                      "(kinds, kind, name)",
+                      "(kinds, kind, name, optional)",
                       "typos.yaml:9: metadata.annotations.workload-map.io/references.other: must be a mapping (kinds, "
-                      "kind, name)",
+                      "kind, name, optional)",
                       "typos.yaml:16: metadata.annotations.workload-map.io/referenced-pod-edits.podMetdata: unknown "
                       "field (list, entry, instanceList, instanceKey, podMetadata)",
                   });

@@ -30,23 +30,10 @@ const std::string kMpiRuntime = R"({"apiVersion":"trainer.kubeflow.org/v1alpha1"
     {"name":"launcher","template":{"metadata":{"labels":{"trainer.kubeflow.org/trainjob-ancestor-step":"trainer"}},
      "spec":{"template":{"spec":{"containers":[{"name":"node","image":"mpi"}]}}}}}]}}}})";
 
-struct Fixture {
-  view::ReferenceStore store;
-  std::vector<test::ParsedObject> keep;  // views point into their documents
-
+struct Fixture : test::ReferencedViews {
   Fixture() {
     REQUIRE(store.put(kTorchRuntime));
     REQUIRE(store.put(kMpiRuntime));
-  }
-  view::WorkloadView view(const std::string& yaml, std::string namespace_name = "") {
-    auto objects = test::parse_yaml(yaml);
-    REQUIRE(objects.size() == 1);
-    auto match = test::builtin_catalog().find(objects[0].api_version, objects[0].kind);
-    REQUIRE(match.definition);
-    keep.push_back(std::move(objects[0]));
-    return view::build_view(
-        *match.definition, *keep.back().doc,
-        {.catalog = &test::builtin_catalog(), .references = &store, .namespace_name = namespace_name});
   }
 };
 
@@ -146,7 +133,7 @@ TEST_CASE("pods from a referenced object are counted but not edited: their templ
   REQUIRE(view.problems.empty());
   std::vector<std::string> warnings;
   const std::string patch =
-      view::make_patch(view, *f.keep.back().doc, {.scheduler_name = "kai-scheduler"}, {}, warnings);
+      view::make_patch(view, *f.kept.back().doc, {.scheduler_name = "kai-scheduler"}, {}, warnings);
   CHECK(patch == "[]");
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("referenced object") != std::string::npos);
