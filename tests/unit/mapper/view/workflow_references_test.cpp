@@ -49,38 +49,34 @@ std::string workflow(const std::string& spec) {
 
 TEST_CASE("a Workflow from a WorkflowTemplate counts the template's pods, with the Workflow's arguments") {
   Fixture f;
-  SECTION("the template's defaults: 1 launcher, 2 workers, and a shard per item of an unknown list (1)") {
-    auto v = f.view(workflow("  workflowTemplateRef: {name: train}\n"));
+  struct Case {
+    const char* what;
+    std::string yaml;
+    long long pods, gpus;
+  };
+  const Case cases[] = {
+      {"the template's defaults: 1 launcher, 2 workers, and a shard per item of an unknown list (1)",
+       workflow("  workflowTemplateRef: {name: train}\n"), 4, 12},
+      {"the Workflow's arguments win by name; a withParam list is counted",
+       workflow("  workflowTemplateRef: {name: train}\n  arguments:\n    parameters:\n"
+                "    - {name: workers, value: \"5\"}\n    - {name: shards, value: '[\"a\",\"b\",\"c\"]'}\n"),
+       1 + 5 + 3, 32},
+      {"its own entrypoint over the template's",
+       workflow("  workflowTemplateRef: {name: train}\n  entrypoint: launcher\n"), 1, 0},
+      {"a ClusterWorkflowTemplate, by clusterScope",
+       workflow("  workflowTemplateRef: {name: shared, clusterScope: true}\n"), 1, 8},
+      {"a CronWorkflow's workflowSpec",
+       "apiVersion: argoproj.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: nightly, namespace: team-a}\n"
+       "spec:\n  schedules: [\"0 2 * * *\"]\n  workflowSpec:\n    workflowTemplateRef: {name: train}\n"
+       "    arguments: {parameters: [{name: workers, value: \"3\"}]}\n",
+       1 + 3 + 1, 16},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    auto v = f.view(c.yaml);
     REQUIRE(v.problems.empty());
-    CHECK(v.total_pods == 4);
-    CHECK(gpus(v) == 12);
-  }
-  SECTION("the Workflow's arguments win by name; a withParam list is counted") {
-    auto v =
-        f.view(workflow("  workflowTemplateRef: {name: train}\n  arguments:\n    parameters:\n"
-                        "    - {name: workers, value: \"5\"}\n    - {name: shards, value: '[\"a\",\"b\",\"c\"]'}\n"));
-    REQUIRE(v.problems.empty());
-    CHECK(v.total_pods == 1 + 5 + 3);
-    CHECK(gpus(v) == 32);
-  }
-  SECTION("its own entrypoint and templates over the template's") {
-    auto v = f.view(workflow("  workflowTemplateRef: {name: train}\n  entrypoint: launcher\n"));
-    CHECK(v.total_pods == 1);
-    CHECK(gpus(v) == 0);
-  }
-  SECTION("a ClusterWorkflowTemplate, by clusterScope") {
-    auto v = f.view(workflow("  workflowTemplateRef: {name: shared, clusterScope: true}\n"));
-    REQUIRE(v.problems.empty());
-    CHECK(v.total_pods == 1);
-    CHECK(gpus(v) == 8);
-  }
-  SECTION("a CronWorkflow's workflowSpec") {
-    auto v = f.view(
-        "apiVersion: argoproj.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: nightly, namespace: team-a}\n"
-        "spec:\n  schedules: [\"0 2 * * *\"]\n  workflowSpec:\n    workflowTemplateRef: {name: train}\n"
-        "    arguments: {parameters: [{name: workers, value: \"3\"}]}\n");
-    REQUIRE(v.problems.empty());
-    CHECK(v.total_pods == 1 + 3 + 1);
+    CHECK(v.total_pods == c.pods);
+    CHECK(gpus(v) == c.gpus);
   }
 }
 
