@@ -130,12 +130,12 @@ void PodEditor::gather_shared(const InstanceView& instance, const PodEdits& edit
     if (*held != *wanted) note(warnings, instance, what, "its pods share one value with the others': " + *held);
   };
   auto merge = [&](json::StringPairs& held, const json::StringPairs& wanted, const char* what) {
-    for (const auto& [key, value] : wanted) {
-      auto it = std::find_if(held.begin(), held.end(), [&](const auto& kv) { return kv.first == key; });
+    for (const auto& entry : wanted) {  // not a structured binding: clang's C++20 does not capture those
+      auto it = std::find_if(held.begin(), held.end(), [&](const auto& kv) { return kv.first == entry.first; });
       if (it == held.end())
-        held.emplace_back(key, value);
-      else if (it->second != value)
-        note(warnings, instance, what, key + " is shared by all its pods: " + it->second + " is kept");
+        held.push_back(entry);
+      else if (it->second != entry.second)
+        note(warnings, instance, what, entry.first + " is shared by all its pods: " + it->second + " is kept");
     }
   };
   one(shared_.scheduler_name, edits.scheduler_name, "schedulerName");
