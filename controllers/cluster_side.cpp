@@ -44,7 +44,11 @@ Result<void> ClusterSide::start(std::unique_ptr<kube::Api> api) {
   if (options_.kartas) parts->kartas = std::make_unique<KartaSource>(cluster);
   // Every replica admits, so every replica holds the referenced objects.
   parts->references = std::make_unique<ReferenceWatch>(cluster);
-  if (options_.pod_groups) parts->pod_groups = std::make_unique<PodGroupController>(cluster);
+  if (options_.pod_groups) {
+    parts->pod_groups = std::make_unique<PodGroupController>(cluster);
+    // A Workflow created before its WorkflowTemplate was held gets its PodGroups once the template is.
+    parts->references->on_change([pod_groups = parts->pod_groups.get()] { pod_groups->references_changed(); });
+  }
   if (!options_.webhook_configuration.empty()) {
     const std::string base = "/apis/admissionregistration.k8s.io/v1/";
     parts->webhook_rules = std::make_unique<WebhookRules>(

@@ -77,12 +77,21 @@ Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, si
   policy::ProfiledViewRequest request;
   request.profile = profile;
   request.as_sent = false;
+  // The topology of the rule that chose this profile at admission (one of a rule that now picks another is not its).
+  const policy::Rule* rule = state.policy->match(namespace_name, json::split_api_version(api_version).first, kind);
+  if (rule && rule->profile == profile && rule->topology) request.topology = &*rule->topology;
   const policy::ProfiledView profiled = policy::profiled_view(state, *match.definition, doc, request);
   DesiredPodGroups desired;
   if (!profiled.edits->pod_group && !profiled.edits->workload) return desired;  // none: any it has go
   // Gangs from a view with problems may be wrong: nothing changes until the workload does (what it has stays).
   if (!profiled.view.problems.empty())
     return Error{"workload-map cannot understand it: " + profiled.view.problems.front()};
+  // Its pods are in an object not held yet (a WorkflowTemplate created just before it, or never): no gang is known
+  // (a gang of 0 pods the API server refuses) until it comes.
+  if (!profiled.view.unresolved_references.empty()) {
+    desired.waits_for = profiled.view.unresolved_references.front();
+    return desired;
+  }
   std::string group_name(json::string_at(workload, json::pointer_child("/metadata/annotations", kGroupNameAnnotation)));
   if (group_name.empty()) group_name = json::string_at(workload, "/metadata/name");
   const std::string queue(json::string_at(workload, json::pointer_child("/metadata/annotations", kQueueAnnotation)));

@@ -31,6 +31,9 @@ struct DesiredPodGroups {
   std::map<std::string, kube::Resource> resources;  // by namespaced collection path
   std::optional<PodGroupPlace> workload;            // the workload object among the bodies: written first
   std::string no_workload;                          // why the profile's workload object is not made, if it is not
+  // Its pods are in an object not held yet (a WorkflowTemplate): nothing is planned, and what it has stays, until the
+  // object comes (PodGroupController::references_changed). Why, when so.
+  std::string waits_for;
 };
 
 // The kinds some rule's profile makes PodGroups for, by group/kind, at the version of the kind's first definition
@@ -40,7 +43,7 @@ std::map<std::string, catalog::GroupVersionKind> kinds_needing_pod_groups(const 
 // The PodGroups `workload` should have under the profile admission labelled it with: none (and any it has go) when
 // the profile writes no PodGroup. Fails Invalid when its kind or profile is no longer known, or the workload is not
 // understood (nothing to do until it changes; what it has stays), with find's error when a PodGroup's kind is not
-// served (retry), Internal when an object cannot be built.
+// served (retry), Internal when an object cannot be built. Waits (waits_for) while its pods are in an object not held.
 Result<DesiredPodGroups> plan_pod_groups(const policy::AdmissionState& state, simdjson::dom::element workload,
                                          const kube::FindResource& find);
 

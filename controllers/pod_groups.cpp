@@ -6,6 +6,7 @@
 
 #include "base/json/json_read.h"
 #include "controllers/cluster_metrics.h"
+#include "controllers/dropped_fields.h"
 #include "kube/backoff.h"
 #include "kube/reflector.h"
 #include "kube/trim.h"
@@ -112,6 +113,11 @@ void PodGroupController::changed(const std::string& kind_key, kube::EventType ty
   queue_.add(key);
 }
 
+void PodGroupController::references_changed() {
+  std::lock_guard lock(mutex_);
+  for (const auto& key : waiting_) queue_.add(key);
+}
+
 void PodGroupController::watch(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     watchers_.sync(kinds_needing_pod_groups(cluster_.state.current()));
@@ -166,6 +172,7 @@ Result<void> PodGroupController::reconcile_one(const std::string& key) {
     report_failure(key, root, desired.failure());
     return desired.failure();
   }
+  if (waits(key, root, desired->waits_for)) return {};
 
   std::shared_ptr<Applied> held;
   {
@@ -199,6 +206,25 @@ Result<void> PodGroupController::reconcile_one(const std::string& key) {
   return prune(key, root, writes, applied);
 }
 
+// Notes (once) or clears that the workload's plan waits for a referenced object; true while it does.
+bool PodGroupController::waits(const std::string& key, simdjson::dom::element root, const std::string& waits_for) {
+  bool first = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (waits_for.empty()) {
+      waiting_.erase(key);
+      return false;
+    }
+    first = waiting_.insert(key).second;
+  }
+  if (first) {  // said once: it is looked at again when a referenced object comes, not on a timer
+    cluster_.log.log(LogLevel::Warn, "a workload's PodGroups wait for an object it refers to",
+                     {{"workload", key}, {"problem", waits_for}});
+    cluster_.events.warning(reference_to(root), "PodGroupsWaiting", "its PodGroups wait: " + waits_for);
+  }
+  return true;
+}
+
 // Said where the operator looks: the log, and for what the workload's owner can act on, an Event on it and a count.
 void PodGroupController::report_failure(const std::string& key, simdjson::dom::element root, const Error& error) {
   if (error.code == ErrorCode::Invalid) {  // its kind or profile left the catalog or policy: nothing to write
@@ -220,6 +246,10 @@ void PodGroupController::forget(const std::string& key) {
     std::lock_guard lock(applied_mutex_);
     applied_.erase(key);
     backoff_.erase(key);
+  }
+  {
+    std::lock_guard lock(mutex_);
+    waiting_.erase(key);
   }
   if (auto [kind, namespace_name, name] = split_key(key); !kind.empty())
     cluster_.events.forget(kind, namespace_name, name);
@@ -264,6 +294,15 @@ Result<void> PodGroupController::apply(const std::string& key, simdjson::dom::el
     if (created || updated)
       cluster_.events.normal(reference_to(root), created ? "PodGroupCreated" : "PodGroupUpdated",
                              (created ? "created " : "updated ") + object);
+    // Said once per write: what the profile wrote and the API server did not keep never reaches the scheduler.
+    if (const auto dropped = dropped_fields(*body, r.body); !dropped.empty()) {
+      std::string fields;
+      for (const auto& f : dropped) fields += (fields.empty() ? "" : ", ") + f;
+      const std::string why = "the API server did not keep " + fields + " of " + object +
+                              " (a field its version or feature gates do not serve): its scheduler never sees it";
+      cluster_.log.log(LogLevel::Warn, "fields of a PodGroup not kept", {{"workload", key}, {"problem", why}});
+      cluster_.events.warning(reference_to(root), "PodGroupFieldsDropped", why);
+    }
     applied.objects[place] = *body;
     cluster_.metrics.add_counter(kPodGroupsAppliedMetric, {{"kind", kind}});
     cluster_.log.log(LogLevel::Info, "PodGroup applied", {{"workload", key}, {"podGroup", object}});

@@ -57,6 +57,8 @@ class PodGroupController {
   // unit tests drive them over a fake API server. The step's error says whether to retry (retryable(code)).
   void changed(const std::string& kind_key, kube::EventType type, const std::string& object);
   Result<void> reconcile_one(const std::string& key);
+  // The referenced objects changed (ReferenceWatch): the workloads whose PodGroups wait for one are looked at again.
+  void references_changed();
 
  private:
   void watch_kind(const catalog::GroupVersionKind& kind, const std::atomic<bool>& stop);
@@ -67,6 +69,7 @@ class PodGroupController {
   };
   void forget(const std::string& key);
   void report_failure(const std::string& key, simdjson::dom::element root, const Error& error);
+  bool waits(const std::string& key, simdjson::dom::element root, const std::string& waits_for);
   Result<void> apply(const std::string& key, simdjson::dom::element root, const PodGroupWrites& writes,
                      Applied& applied);
   Result<void> adopt(const std::string& uid, const DesiredPodGroups& desired, Applied& applied);
@@ -80,6 +83,7 @@ class PodGroupController {
 
   std::mutex mutex_;
   std::map<std::string, std::string> objects_;  // key (kind|namespace/name) -> the workload, as JSON
+  std::set<std::string> waiting_;               // keys whose plan waits for a referenced object (waits_for)
   // What this leader has written, by key. The mutex guards the map only: a worker holds a key's entry (the queue
   // gives a key to one worker at a time) while it writes, so neither watches nor other workers wait on the API
   // server. A new leader drops the map; an entry a worker still holds then goes with it.

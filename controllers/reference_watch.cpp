@@ -97,6 +97,7 @@ void ReferenceWatch::watch_kind(const catalog::GroupVersionKind& gvk, const std:
                             {[&](std::vector<std::string> objects) {
                                for (auto& o : objects) o = trimmed(o);
                                store.replace_kind(gvk.group, gvk.kind, std::move(objects));
+                               if (changed_) changed_();
                              },
                              [&](kube::EventType type, const std::string& object) {
                                simdjson::dom::parser parser;
@@ -110,6 +111,8 @@ void ReferenceWatch::watch_kind(const catalog::GroupVersionKind& gvk, const std:
                                if (auto held = store.put(kube::without_managed_fields(e)); !held)
                                  cluster_.log.log(LogLevel::Warn, "referenced object not held",
                                                   {{"resource", resource_name}, {"problem", held.error()}});
+                               else if (changed_)
+                                 changed_();
                              },
                              [&](const std::string& problem) {
                                report_watch_failed(cluster_.metrics, cluster_.log, resource_name, problem,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include "controllers/cluster_context.h"
@@ -38,6 +39,8 @@ class ReferenceWatch {
         }) {}
   // Follows the catalog's referenced kinds until `stop`.
   void run(const std::atomic<bool>& stop);
+  // Called (from a watch's thread) after a referenced object is held, changed or relisted; set before run().
+  void on_change(std::function<void()> changed) { changed_ = std::move(changed); }
 
  private:
   void watch_kind(const catalog::GroupVersionKind& gvk, const std::atomic<bool>& stop);
@@ -46,7 +49,8 @@ class ReferenceWatch {
 
   ClusterContext cluster_;
   std::map<std::string, bool> served_;  // pod_group_kinds() as last found served or not
-  KindWatchers watchers_;               // last: its threads use the members above
+  std::function<void()> changed_;
+  KindWatchers watchers_;  // last: its threads use the members above
 };
 
 }  // namespace wm::controllers

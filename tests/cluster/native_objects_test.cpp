@@ -49,13 +49,26 @@ TEST_CASE(
   policy::AdmissionState state;
   state.catalog = std::shared_ptr<const catalog::Catalog>(&builtin_catalog(), [](const catalog::Catalog*) {});
   state.policy = std::make_shared<const policy::Policy>(policy::Policy::builtin());
-  // What the cluster side would hold: the fixtures' TrainJob runtimes, which their TrainJobs' pods come from.
-  auto references = std::make_shared<view::ReferenceStore>();
-  const std::string runtimes = source_path("tests/fixtures/upstream/trainjob/runtimes");
-  for (const auto& f : yaml_files_under(runtimes))
-    for (auto& runtime : parse_file(runtimes + "/" + f)) REQUIRE(references->put(simdjson::to_string(runtime.root)));
-  state.references = references;
   const std::string ns = make_namespace("native-objects");
+  // What the cluster side would hold: the fixtures' TrainJob runtimes and Argo templates, which the pods of their
+  // TrainJobs and Workflows come from (the namespaced ones in the workloads' namespace).
+  auto references = std::make_shared<view::ReferenceStore>();
+  for (const char* held : {"tests/fixtures/upstream/trainjob/runtimes/deepspeed-distributed.yaml",
+                           "tests/fixtures/upstream/trainjob/runtimes/torch-distributed.yaml",
+                           "tests/fixtures/upstream/argo/clustertemplates.yaml",
+                           "tests/fixtures/upstream/argo/workflow-template-templates.yaml"})
+    for (auto& object : parse_file(source_path(held))) {
+      std::string json = simdjson::to_string(object.root);
+      if (object.kind == "WorkflowTemplate") {
+        json::JsonPatchBuilder patch(object.root);
+        REQUIRE(patch.set_string("/metadata/namespace", ns));
+        auto placed = expr::apply_json_patch(json, patch.str());
+        REQUIRE(placed);
+        json = *placed;
+      }
+      REQUIRE(references->put(json));
+    }
+  state.references = references;
 
   std::vector<std::pair<std::string, std::string>> files;  // directory, file
   for (const auto& f : corpus_files()) files.emplace_back(corpus_dir(), f);

@@ -111,6 +111,11 @@ constexpr const char* kFourWorkerRay =
     R"("replicas":4,"minReplicas":2,"maxReplicas":4,"rayStartParams":{},"template":{"spec":{"containers":[)"
     R"({"name":"worker","image":"ray"}]}}}]}})";
 
+// A Workflow from a WorkflowTemplate that the cluster side does not hold (yet), as admission left it under native.
+constexpr const char* kWorkflowFromUnknownTemplate =
+    R"({"apiVersion":"argoproj.io/v1alpha1","kind":"Workflow","metadata":{"name":"wf","namespace":"team-a",)"
+    R"("uid":"uid-4","labels":{"workload-map.io/profile":"native"}},"spec":{"workflowTemplateRef":{"name":"later"}}})";
+
 // One workload's plan: the workload, the policy's profile (every rule's), and what the plan holds for it.
 struct PlanCase {
   const char* what;
@@ -125,6 +130,7 @@ struct PlanCase {
   size_t objects = 0;
   const char* gang = "";
   int64_t minimum = 0;
+  const char* waits = "";  // the plan waits for a referenced object (waits_for), said so
 };
 
 const PlanCase kPlanCases[] = {
@@ -162,6 +168,11 @@ const PlanCase kPlanCases[] = {
      .profile = "native",
      .workload = "leaderworkerset/sample-lws.yaml",
      .objects = 4},
+    {.what = "a Workflow whose WorkflowTemplate is not held: no gang of 0 pods; it waits for the template",
+     .profile = "native",
+     .workload = kWorkflowFromUnknownTemplate,
+     .objects = 0,
+     .waits = "WorkflowTemplate team-a/later (argoproj.io) is not known"},
     {.what = "a Job under native: a Workload and a PodGroup", .profile = "native", .workload = kPiJob, .objects = 2},
     {.what = "a Job asking the Job controller for its gang (spec.scheduling): handed off, the Job controller makes "
              "them (WorkloadWithJob)",
@@ -228,6 +239,10 @@ TEST_CASE("PodGroups: the plan for each workload under its profile") {
       } else {
         REQUIRE_THAT(plan, test::IsOk());
         CHECK(plan->bodies.size() == row.objects);
+        if (*row.waits)
+          CHECK_THAT(plan->waits_for, Catch::Contains(row.waits));
+        else
+          CHECK(plan->waits_for.empty());
         if (*row.gang) CHECK(Desired(*plan, kinds.pod_groups, row.gang).number(kinds.minimum) == row.minimum);
       }
     }
@@ -404,6 +419,36 @@ TEST_CASE("PodGroups: a refused object does not hold back the others, a failing 
   REQUIRE_THAT(outcome, test::FailsWith(ErrorCode::Unavailable, ""));
   CHECK(cluster.api.calls("PATCH", collection + "workloads/").size() == 2);
   CHECK(cluster.api.calls("PATCH", collection + "podgroups/").size() == 1);  // not tried: the next would fail too
+}
+
+// A Workflow admitted before the cluster side held its WorkflowTemplate: no PodGroup (its gang is not known), nothing
+// written; once the template is held, the same workload gets its gang.
+TEST_CASE("PodGroups: a workload whose pods are in an object not held yet waits for it, then gets its gang") {
+  test::FakeCluster cluster(every_kind_under("native"));
+  cluster.api.answer("GET", "/apis/scheduling.k8s.io/v1beta1", 200,
+                     R"({"resources":[)"
+                     R"({"name":"podgroups","kind":"PodGroup","namespaced":true},)"
+                     R"({"name":"workloads","kind":"Workload","namespaced":true}]})");
+  const std::string podgroups = std::string(kNativeCollection) + "podgroups";
+  cluster.api.hold(podgroups);
+  cluster.api.hold(std::string(kNativeCollection) + "workloads");
+  PodGroupController controller(cluster.context());
+  controller.changed("argoproj.io/Workflow", kube::EventType::Added, kWorkflowFromUnknownTemplate);
+  const std::string key = "argoproj.io/Workflow|team-a/wf";
+  REQUIRE_THAT(controller.reconcile_one(key), test::IsOk());
+  CHECK(cluster.api.calls("PATCH").empty());
+  REQUIRE(cluster.state->references().put(
+      R"({"apiVersion":"argoproj.io/v1alpha1","kind":"WorkflowTemplate","metadata":{"name":"later",)"
+      R"("namespace":"team-a"},"spec":{"entrypoint":"main","templates":[{"name":"main","container":{"image":"x"}}]}})"));
+  controller.references_changed();
+  REQUIRE_THAT(controller.reconcile_one(key), test::IsOk());
+  const auto made = cluster.api.objects(podgroups);
+  REQUIRE(made.size() == 1);
+  simdjson::dom::parser parser;
+  int64_t min_count = 0;
+  CHECK(parser.parse(made.begin()->second.body).at_pointer("/spec/schedulingPolicy/gang/minCount").get(min_count) ==
+        simdjson::SUCCESS);
+  CHECK(min_count == 1);
 }
 
 }  // namespace wm::controllers
