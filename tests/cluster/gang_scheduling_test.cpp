@@ -120,7 +120,7 @@ void gang_starts_whole(const std::string& profile) {
   }
   {
     INFO(describe(ns));
-    CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 15s));
+    CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 10s));
   }
   if (profile == "native") native_gang_is_kubernetes_own(ns, "train", pods, 5);
   add_nodes(pool, 2, 4);
@@ -511,7 +511,7 @@ void ray_minimum_under_volcano(bool autoscaling) {
     CHECK(count_pods(ns, "ray.io/cluster=ray,ray.io/node-type=head").bound == 1);
     CHECK(stays([&] { return count_pods(ns, pods).bound == 4; }, 5s));
   } else {
-    CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 20s));
+    CHECK(stays([&] { return count_pods(ns, pods).bound == 0; }, 10s));
   }
 }
 
