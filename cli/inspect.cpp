@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "base/json/json_read.h"
 #include "base/json/json_writer.h"
 #include "cli/catalog_options.h"
 #include "cli/commands.h"
@@ -11,6 +12,7 @@
 #include "mapper/view/workload_view.h"
 #include "policy/gang_values.h"
 #include "policy/profiled_view.h"
+#include "policy/topology.h"
 
 namespace wm::cli {
 
@@ -70,9 +72,24 @@ void print_table(const view::WorkloadView& view, const Workload& w) {
 
 struct InspectOptions {
   std::vector<std::string> dirs, files, with;
-  std::string format = "table", profile_name, policy_file, queue;
+  std::string format = "table", profile_name, policy_file, queue, namespace_name = "default";
   bool status = false;
 };
+
+// What the profile does with the gangs' topology: what it writes, what it drops.
+struct TopologyShown {
+  std::vector<std::string> writes, dropped;
+};
+
+void print_topology(const view::WorkloadView& view, const TopologyShown& shown) {
+  for (const auto& g : view.gangs)
+    if (g.topology)
+      std::cout << "gang " << g.name << " topology " << g.topology->topology_name << ": required "
+                << (g.topology->required_level.empty() ? "-" : g.topology->required_level) << ", preferred "
+                << (g.topology->preferred_level.empty() ? "-" : g.topology->preferred_level) << "\n";
+  for (const auto& w : shown.writes) std::cout << "topology writes " << w << "\n";
+  for (const auto& d : shown.dropped) std::cout << "topology dropped: " << d << "\n";
+}
 
 // A manifest's object that no definition reads: said, in the output's format.
 void print_unknown(const Workload& w, bool json, bool& first) {
@@ -106,13 +123,21 @@ std::optional<const policy::SchedulerProfile*> chosen_profile(const InspectOptio
 
 // The profile, its rule and the objects it needs first, then the view.
 std::string profiled_json(const view::WorkloadView& view, const policy::SchedulerProfile* profile,
-                          const policy::GangObjects& objects) {
+                          const policy::GangObjects& objects, const TopologyShown& topology) {
   std::string out = view::view_json(view);
   if (!profile) return out;
   std::string head = R"({"profile":)" + json::json_string(profile->name) + R"(,"gangRule":")" +
                      view::gang_rule_name(profile->gang_rule) + R"(","podGroups":[)";
   for (size_t i = 0; i < objects.pod_groups.size(); ++i) head += (i ? "," : "") + objects.pod_groups[i];
   head += "],";
+  auto strings = [&](const char* key, const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    head += std::string("\"") + key + "\":[";
+    for (size_t i = 0; i < list.size(); ++i) head += (i ? "," : "") + json::json_string(list[i]);
+    head += "],";
+  };
+  strings("topologyWrites", topology.writes);
+  strings("topologyDropped", topology.dropped);
   if (!objects.workload.empty()) head += R"("workload":)" + objects.workload + ",";
   return head + out.substr(1);
 }
@@ -141,18 +166,26 @@ int inspect(const InspectOptions& o) {
     request.profile = *profile;
     request.status = o.status;
     request.inspect_detail = true;
+    // The topology of the policy's rule for the object, in its namespace (else --namespace).
+    std::string namespace_name(json::string_at(w.doc.root(), "/metadata/namespace"));
+    if (namespace_name.empty()) namespace_name = o.namespace_name;
+    const policy::Rule* rule = state->policy->match(namespace_name, w.match.definition->gvk.group, w.kind);
+    if (rule && rule->topology) request.topology = &*rule->topology;
     policy::ProfiledView profiled = policy::profiled_view(*state, *w.match.definition, w.doc, request);
     view::WorkloadView& view = profiled.view;
     policy::GangObjects objects;
+    TopologyShown topology;
     if (*profile) {
       objects = policy::gang_objects(profiled, **profile, w.doc.root(), view.given_name(), o.queue);
+      topology = {policy::topology_writes(*profiled.edits, view), policy::dropped_topology(*profiled.edits, view)};
       view::name_gangs_as_admitted(view);
     }
     if (json) {
-      std::cout << (first ? "" : ",") << profiled_json(view, *profile, objects);
+      std::cout << (first ? "" : ",") << profiled_json(view, *profile, objects, topology);
       first = false;
     } else {
       print_table(view, w);
+      print_topology(view, topology);
       print_objects(objects);
     }
   });
@@ -175,6 +208,9 @@ void add_inspect(CLI::App& app, int& status) {
   command->add_option("--policy", o->policy_file, "the policy whose profiles --profile names (default: built-in)")
       ->needs(profile);
   command->add_option("--queue", o->queue, "the queue the PodGroups name")->needs(profile);
+  command->add_option("-n,--namespace", o->namespace_name,
+                      "where the policy's rules are matched (for their topology) when an object names no namespace; "
+                      "default: default");
   add_definitions_option(*command, o->dirs);
   add_with_option(*command, o->with);
   command->callback([o, &status] { status = inspect(*o); });

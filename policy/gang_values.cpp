@@ -183,12 +183,14 @@ std::string workload_object(const WorkloadTemplate& workload, std::vector<OurGan
     ours[i].template_name = names[i];
     values.gang_size = ours[i].gang->min_member;
     values.gang_template = ours[i].template_name;
+    set_topology(values, ours[i].gang->topology ? &*ours[i].gang->topology : nullptr);
     if (i) entries.push_back(',');
     entries += workload.pod_group_template.render_json(values, {ours[i].resources, ours[i].task_mins});
   }
   entries.push_back(']');
   values.gang_size = 0;
   values.gang_template = {};
+  set_topology(values, nullptr);
   return workload.object.render_json(values, {{}, {}, entries});
 }
 
@@ -219,6 +221,7 @@ GangObjects gang_objects(const ObjectTemplate* pod_group, const WorkloadTemplate
     const std::string name = view::gang_object_name(workload_name, view.gangs, *g);
     values.gang_size = g->min_member;
     values.gang_template = template_name;  // "" unless the workload object is made
+    set_topology(values, g->topology ? &*g->topology : nullptr);
     if (g->replica_key_path.empty()) {
       values.group = name;
       out.pod_groups.push_back(pod_group->render_json(values, {resources, task_mins}));

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "base/json/json_writer.h"
@@ -118,7 +119,7 @@ bool render(const Node& n, const TemplateValues& v, const ObjectValues& objects,
           out.resize(mark);
       }
       out.push_back(']');
-      return true;
+      return !first || n.children.empty();  // a literal [] stays; one all of whose items are left out goes
     }
     case Node::Kind::Raw:
       out += n.raw;
@@ -165,6 +166,17 @@ Result<ObjectTemplate> ObjectTemplate::parse(const YAML::Node& node, const std::
   }
   return t;
 }
+
+namespace {
+
+bool node_uses(const Node& n, const char* variable) {
+  if (n.text && n.text->uses(variable)) return true;
+  return std::any_of(n.children.begin(), n.children.end(), [&](const Node& c) { return node_uses(c, variable); });
+}
+
+}  // namespace
+
+bool ObjectTemplate::uses(const char* variable) const { return root_ && node_uses(*root_, variable); }
 
 std::string ObjectTemplate::render_json(const TemplateValues& values, const ObjectValues& objects) const {
   std::string out;

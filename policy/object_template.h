@@ -1,7 +1,8 @@
 // An object a profile describes as data (the PodGroup a scheduler needs per gang): a YAML tree whose string leaves
 // are value templates. A leaf that is a single count ({{gangSize}}, {{pods}}, {{gpus}}) becomes a number, a leaf
 // that is a single object variable ({{gangResources}}, {{taskMinMembers}}, {{podGroupTemplates}}) becomes that object,
-// and a leaf that renders empty (no queue, say) is left out with its key, as is a map all of whose keys are.
+// and a leaf that renders empty (no queue, say) is left out with its key, as is a map all of whose keys are and a list
+// all of whose items are (a topology constraint for a gang without one).
 #pragma once
 
 #include <memory>
@@ -32,6 +33,7 @@ class ObjectTemplate {
   // Refuses unknown variables, naming the field in `error`.
   static Result<ObjectTemplate> parse(const YAML::Node& node, const std::string& field);
   std::string render_json(const TemplateValues& values, const ObjectValues& objects) const;
+  bool uses(const char* variable) const;  // in any of its values
   // The kind of object it makes, where its apiVersion and kind are written out (no variable in them).
   const std::optional<catalog::GroupVersionKind>& object_kind() const { return object_kind_; }
 

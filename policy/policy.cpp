@@ -55,10 +55,19 @@ bool ProfileEdits::uses(const char* variable) const {
   return pod_scheduling_group && pod_scheduling_group->uses(variable);
 }
 
+bool ProfileEdits::writes(const char* variable) const {
+  return uses(variable) || (pod_group && pod_group->uses(variable)) ||
+         (workload && (workload->object.uses(variable) || workload->pod_group_template.uses(variable)));
+}
+
 void ProfileEdits::note_costly_values() {
   writes_priority_class = uses("priorityClassName");
   writes_task_groups = uses("taskGroups");
   reads_pod_scheduling_group = uses("podSchedulingGroup");
+  carries_required_topology = writes("topologyRequired");
+  carries_preferred_topology = writes("topologyPreferred");
+  carries_preferred_topology_alone =
+      carries_preferred_topology || writes("topologyPreferredOnly") || writes("topologyMode");
 }
 
 ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {

@@ -42,9 +42,13 @@ struct ProfileEdits {
   // them; "" for their minReplicasPath.
   std::string minimums;
 
-  bool uses(const char* variable) const;  // in any label or annotation template
+  bool uses(const char* variable) const;    // in any label or annotation template
+  bool writes(const char* variable) const;  // there, or in the objects made for the gangs
   // Values that cost work to compute, asked for by a template here (noted once, when the policy loads).
   bool writes_priority_class = false, writes_task_groups = false, reads_pod_scheduling_group = false;
+  // What of a gang's topology these edits hand to the scheduler (noted with the above): the required level, the
+  // preferred one beside it, the preferred one alone. What they do not carry is dropped, and admission says so.
+  bool carries_required_topology = false, carries_preferred_topology = false, carries_preferred_topology_alone = false;
   void note_costly_values();
 };
 
@@ -89,6 +93,17 @@ struct Limits {
   // A pod template whose pods the API server will refuse (mapper/view/pod_rules.h): refused when set, else admitted
   // with a warning.
   bool refuse_invalid_pods = false;
+  // A topology level the profile cannot hand to its scheduler (rule.topology): refused when set, else admitted with a
+  // warning.
+  bool refuse_dropped_topology = false;
+};
+
+// A named topology of the cluster: node label keys, broadest first (block, rack or NVLink domain, host). Its name is
+// the name of the scheduler's own object where one needs it (a KAI or Kueue Topology).
+struct Topology {
+  std::string name;
+  std::vector<std::string> levels;
+  int line = 0;
 };
 
 enum class FailurePolicy { Fail, Ignore };
@@ -104,6 +119,9 @@ struct Rule {
   // Used in its own pod labels or annotations.
   bool writes_priority_class = false, writes_task_groups = false, reads_pod_scheduling_group = false;
   Limits limits;
+  // Where each gang of the rule's workloads must (required) or should (preferred) land: a level of one of the
+  // policy's topologies. Over the definition's own (a Karta's gangScheduling.podGroup.topology).
+  std::optional<catalog::TopologyConstraint> topology;
   bool mutate_on_update = false;
   bool summary_annotations = true;
   FailurePolicy failure_policy = FailurePolicy::Ignore;
@@ -121,6 +139,7 @@ class Policy {
   std::vector<std::string> profile_names() const;
   // What DRA DeviceClasses count as under limits (the `devices` section); what view options point at.
   const view::DeviceClassMapping& devices() const { return devices_; }
+  const std::vector<Topology>& topologies() const { return topologies_; }
 
   Policy() = default;
   Policy(Policy&&) = default;
@@ -132,6 +151,7 @@ class Policy {
   std::vector<std::unique_ptr<SchedulerProfile>> profiles_;  // stable addresses for Rule::profile
   std::vector<Rule> rules_;
   view::DeviceClassMapping devices_;
+  std::vector<Topology> topologies_;
 };
 
 bool kind_matches(const std::string& pattern, std::string_view group, std::string_view kind);

@@ -142,7 +142,7 @@ class PolicyReader : public yaml::YamlReader {
     if (!node.IsDefined() || node.IsNull()) return l;
     if (!map(node, field,
              {"resources", "maxPods", "requireQueue", "allowedSchedulers", "requireRequestsWithGPUs",
-              "forbidSchedulerOverride", "refuseUnmeetableGangs", "refuseInvalidPods"}))
+              "forbidSchedulerOverride", "refuseUnmeetableGangs", "refuseInvalidPods", "refuseDroppedTopology"}))
       return l;
     if (YAML::Node r = node["resources"]; r.IsDefined()) {
       if (!r.IsMap()) error(r, field + ".resources", "must map resource names to quantities");
@@ -167,9 +167,77 @@ class PolicyReader : public yaml::YamlReader {
     l.forbid_scheduler_override = boolean(node["forbidSchedulerOverride"], field + ".forbidSchedulerOverride", false);
     l.refuse_unmeetable_gangs = boolean(node["refuseUnmeetableGangs"], field + ".refuseUnmeetableGangs", false);
     l.refuse_invalid_pods = boolean(node["refuseInvalidPods"], field + ".refuseInvalidPods", false);
+    l.refuse_dropped_topology = boolean(node["refuseDroppedTopology"], field + ".refuseDroppedTopology", false);
     return l;
   }
 };
+
+// The topologies section: name -> {levels: [node label key, ...]}, broadest level first.
+std::vector<Topology> read_topologies(PolicyReader& r, const YAML::Node& node) {
+  std::vector<Topology> out;
+  if (!node.IsDefined() || node.IsNull()) return out;
+  if (!node.IsMap()) {
+    r.error(node, "topologies", "must map names to {levels: [node label keys, broadest first]}");
+    return out;
+  }
+  for (const auto& e : node) {
+    const std::string field = "topologies." + e.first.Scalar();
+    if (!r.map(e.second, field, {"levels"})) continue;
+    Topology t{e.first.Scalar(), r.strings(e.second["levels"], field + ".levels"), PolicyReader::line_of(e.second)};
+    if (t.levels.empty()) r.error(e.second, field + ".levels", "must name at least one node label key");
+    for (size_t i = 0; i < t.levels.size(); ++i)
+      if (std::find(t.levels.begin(), t.levels.begin() + i, t.levels[i]) != t.levels.begin() + i)
+        r.error(e.second["levels"], field + ".levels", "names " + t.levels[i] + " twice");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// A rule's topology: {name, required, preferred}, each level one of the named topology's, the preferred no wider than
+// the required (levels go broadest first).
+std::optional<catalog::TopologyConstraint> read_rule_topology(PolicyReader& r, const YAML::Node& node,
+                                                              const std::string& field,
+                                                              const std::vector<Topology>& topologies) {
+  if (!r.map(node, field, {"name", "required", "preferred"})) return std::nullopt;
+  auto text = [&](const char* key) {
+    const YAML::Node n = node[key];
+    return n.IsDefined() && n.IsScalar() ? n.Scalar() : std::string();
+  };
+  catalog::TopologyConstraint c{text("name"), text("required"), text("preferred")};
+  const auto named =
+      std::find_if(topologies.begin(), topologies.end(), [&](const Topology& t) { return t.name == c.topology_name; });
+  if (named == topologies.end()) {
+    std::string known;
+    for (const auto& t : topologies) known += (known.empty() ? "" : ", ") + t.name;
+    r.error(node, field + ".name",
+            "must name one of the policy's topologies (" + (known.empty() ? std::string("it has none") : known) + ")");
+    return std::nullopt;
+  }
+  if (c.required_level.empty() && c.preferred_level.empty()) {
+    r.error(node, field, "must name a required or a preferred level");
+    return std::nullopt;
+  }
+  auto depth = [&](const std::string& level) {
+    return std::find(named->levels.begin(), named->levels.end(), level) - named->levels.begin();
+  };
+  bool ok = true;
+  for (const char* key : {"required", "preferred"}) {
+    const std::string level = text(key);
+    if (level.empty() || depth(level) < static_cast<long>(named->levels.size())) continue;
+    std::string levels;
+    for (const auto& l : named->levels) levels += (levels.empty() ? "" : ", ") + l;
+    r.error(node[key], field + "." + key, level + " is not a level of topology " + named->name + " (" + levels + ")");
+    ok = false;
+  }
+  if (ok && !c.required_level.empty() && !c.preferred_level.empty() &&
+      depth(c.preferred_level) < depth(c.required_level)) {
+    r.error(node["preferred"], field + ".preferred",
+            c.preferred_level + " is wider than the required " + c.required_level +
+                ": the preferred level must be the required one or inside it");
+    ok = false;
+  }
+  return ok ? std::optional(c) : std::nullopt;
+}
 
 // The devices section: which resource each DRA DeviceClass's devices count as (mapper/view/claims.h).
 view::DeviceClassMapping read_devices(PolicyReader& r, const YAML::Node& node) {
@@ -274,7 +342,7 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
 // One entry of rules, its profile looked up among `policy`'s; nothing when its keys are wrong (reported).
 std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::string& field, const Policy& policy) {
   if (!r.map(n, field,
-             {"name", "namespaces", "kinds", "profile", "queue", "podLabels", "podAnnotations", "limits",
+             {"name", "namespaces", "kinds", "profile", "queue", "podLabels", "podAnnotations", "limits", "topology",
               "mutateOnUpdate", "summaryAnnotations", "failurePolicy"}))
     return std::nullopt;
   Rule rule;
@@ -308,6 +376,8 @@ std::optional<Rule> read_rule(PolicyReader& r, const YAML::Node& n, const std::s
       rule.writes_task_groups = rule.writes_task_groups || t.uses("taskGroups");
       rule.reads_pod_scheduling_group = rule.reads_pod_scheduling_group || t.uses("podSchedulingGroup");
     }
+  if (YAML::Node t = n["topology"]; t.IsDefined())
+    rule.topology = read_rule_topology(r, t, field + ".topology", policy.topologies());
   rule.mutate_on_update = r.boolean(n["mutateOnUpdate"], field + ".mutateOnUpdate", false);
   rule.summary_annotations = r.boolean(n["summaryAnnotations"], field + ".summaryAnnotations", true);
   if (YAML::Node f = n["failurePolicy"]; f.IsDefined()) {
@@ -347,17 +417,27 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
   size_t before = errors.size();
   PolicyReader r(file, errors);
   Policy policy;
-  if (!r.map(root, "", {"apiVersion", "kind", "schedulerProfiles", "devices", "rules"})) return std::nullopt;
+  if (!r.map(root, "", {"apiVersion", "kind", "schedulerProfiles", "devices", "topologies", "rules"}))
+    return std::nullopt;
   if (!root["apiVersion"].IsDefined() || root["apiVersion"].Scalar() != "workload-map.io/v1alpha1" ||
       !root["kind"].IsDefined() || root["kind"].Scalar() != "Policy")
     r.error(root, "apiVersion", "a policy is apiVersion workload-map.io/v1alpha1, kind Policy");
 
   YAML::Node profiles = root["schedulerProfiles"];
   if (profiles.IsDefined() && !profiles.IsMap()) r.error(profiles, "schedulerProfiles", "must map names to profiles");
-  for (const auto& e : profiles.IsDefined() ? profiles : YAML::Node(YAML::NodeType::Map))
-    if (auto profile = read_profile(r, e.first.Scalar(), e.second)) policy.profiles_.push_back(std::move(profile));
+  if (profiles.IsDefined()) {
+    for (const auto& e : profiles)
+      if (auto profile = read_profile(r, e.first.Scalar(), e.second)) policy.profiles_.push_back(std::move(profile));
+  } else {  // as for devices: a policy of rules alone runs the built-in profiles (checked when it loads)
+    yaml::Diagnostics ignored;
+    PolicyReader builtin("manifests/base/policy.yaml", ignored);
+    for (const auto& e : YAML::Load(std::string(embedded_policy_text()))["schedulerProfiles"])
+      if (auto profile = read_profile(builtin, e.first.Scalar(), e.second))
+        policy.profiles_.push_back(std::move(profile));
+  }
 
   policy.devices_ = root["devices"].IsDefined() ? read_devices(r, root["devices"]) : builtin_devices();
+  policy.topologies_ = read_topologies(r, root["topologies"]);
 
   YAML::Node rules = root["rules"];
   bool have_rules = rules.IsDefined() && rules.IsSequence();

@@ -34,6 +34,9 @@ ProfiledView profiled_view(const AdmissionState& state, const catalog::Definitio
                    counted ? counted : &no_profile};
   if (profile && request.as_sent)
     out.edits = &edits_with_view(*profile, group, kind, standalone, doc, out.view, *counted);
+  // The rule's topology holds for every gang, over the definition's own.
+  if (request.topology)
+    for (auto& g : out.view.gangs) g.topology = *request.topology;
   return out;
 }
 

@@ -25,6 +25,8 @@ struct ProfiledViewRequest {
   bool as_sent = true;
   bool status = false;          // map the status to phases
   bool inspect_detail = false;  // what only inspect and review show (view::ViewOptions::inspect_detail)
+  // The rule's topology (Rule::topology), given to every gang in place of its definition's; must outlive the call.
+  const catalog::TopologyConstraint* topology = nullptr;
 };
 
 struct ProfiledView {

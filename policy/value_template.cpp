@@ -1,5 +1,6 @@
 #include "policy/value_template.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 
@@ -8,10 +9,34 @@ namespace wm::policy {
 namespace {
 
 // The text variables, then the counts, in TemplateValues' order (render_into relies on it).
-const char* const kVariables[] = {
-    "name",           "namespace",          "kind",       "group",    "component",  "instance",
-    "queue",          "priorityClassName",  "taskGroups", "apiGroup", "objectName", "gangTemplate",
-    "workloadObject", "podSchedulingGroup", "gangSize",   "pods",     "gpus"};
+const char* const kVariables[] = {"name",
+                                  "namespace",
+                                  "kind",
+                                  "group",
+                                  "component",
+                                  "instance",
+                                  "queue",
+                                  "priorityClassName",
+                                  "taskGroups",
+                                  "apiGroup",
+                                  "objectName",
+                                  "gangTemplate",
+                                  "workloadObject",
+                                  "podSchedulingGroup",
+                                  "topologyName",
+                                  "topologyRequired",
+                                  "topologyPreferred",
+                                  "topologyPreferredOnly",
+                                  "topologyMode",
+                                  "gangSize",
+                                  "pods",
+                                  "gpus"};
+
+std::string known_variables() {
+  std::string known;
+  for (const char* v : kVariables) known += (known.empty() ? "" : ", ") + std::string(v);
+  return known;
+}
 
 std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
@@ -36,14 +61,11 @@ Result<ValueTemplate> ValueTemplate::parse(const std::string& text) {
     int index = -1;
     for (int i = 0; i < static_cast<int>(std::size(kVariables)); ++i)
       if (name == kVariables[i]) index = i;
-    if (index < 0)
-      return Error{"unknown template variable {{" + name +
-                   "}} (known: name, namespace, kind, group, component, instance, queue, priorityClassName, "
-                   "taskGroups, apiGroup, objectName, gangTemplate, workloadObject, podSchedulingGroup, gangSize, "
-                   "pods, gpus)"};
+    if (index < 0) return Error{"unknown template variable {{" + name + "}} (known: " + known_variables() + ")"};
     t.parts_.push_back({"", index});
     t.about_gang_ =
         t.about_gang_ || name == "group" || name == "gangSize" || name == "taskGroups" || name == "gangTemplate";
+    t.about_topology_ = t.about_topology_ || name.rfind("topology", 0) == 0;
     pos = close + 2;
   }
   return t;
@@ -70,7 +92,12 @@ void ValueTemplate::render_into(std::string& out, const TemplateValues& v) const
                                     v.object_name,
                                     v.gang_template,
                                     v.workload_object,
-                                    v.pod_scheduling_group};
+                                    v.pod_scheduling_group,
+                                    v.topology_name,
+                                    v.topology_required,
+                                    v.topology_preferred,
+                                    v.topology_preferred_only,
+                                    v.topology_mode};
   const long long counts[] = {v.gang_size, v.pods, v.gpus};
   constexpr int kTexts = static_cast<int>(std::size(texts));
   for (const auto& p : parts_) {
@@ -83,10 +110,29 @@ void ValueTemplate::render_into(std::string& out, const TemplateValues& v) const
   }
 }
 
+bool ValueTemplate::uses_variables() const {
+  return std::any_of(parts_.begin(), parts_.end(), [](const Part& p) { return p.variable >= 0; });
+}
+
 bool ValueTemplate::uses(const char* variable) const {
   for (const auto& p : parts_)
     if (p.variable >= 0 && std::strcmp(kVariables[p.variable], variable) == 0) return true;
   return false;
+}
+
+void set_topology(TemplateValues& values, const catalog::TopologyConstraint* topology) {
+  if (!topology) {
+    values.topology_name = values.topology_required = values.topology_preferred = {};
+    values.topology_preferred_only = values.topology_mode = {};
+    return;
+  }
+  values.topology_name = topology->topology_name;
+  values.topology_required = topology->required_level;
+  values.topology_preferred = topology->preferred_level;
+  values.topology_preferred_only = topology->required_level.empty() ? topology->preferred_level : std::string_view();
+  values.topology_mode = !topology->required_level.empty()    ? "hard"
+                         : !topology->preferred_level.empty() ? "soft"
+                                                              : std::string_view();
 }
 
 }  // namespace wm::policy

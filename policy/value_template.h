@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "mapper/catalog/definition.h"
 
 namespace wm::policy {
 
@@ -22,8 +23,15 @@ struct TemplateValues {
   // The PodGroup the pod template names in its own spec.schedulingGroup ("" when none): where a workload brought its
   // own gang, its pods' admission can name it again after an operator built from an older k8s.io/api dropped it.
   std::string_view pod_scheduling_group;
+  // Where the gang's pods must or should land (set_topology): the topology's name, the node label key of the level
+  // required and of the level preferred; the preferred one only when none is required (for a scheduler that takes one
+  // of the two); "hard" when a level is required, "soft" when one is only preferred. All "" for a gang without one.
+  std::string_view topology_name, topology_required, topology_preferred, topology_preferred_only, topology_mode;
   long long gang_size = 0, pods = 0, gpus = 0;
 };
+
+// The topology values of a gang with `topology` (null: none), views of it.
+void set_topology(TemplateValues& values, const catalog::TopologyConstraint* topology);
 
 class ValueTemplate {
  public:
@@ -32,8 +40,11 @@ class ValueTemplate {
   std::string render(const TemplateValues& values) const;
   void render_into(std::string& out, const TemplateValues& values) const;  // appends
   bool uses(const char* variable) const;
+  bool uses_variables() const;  // false for a literal
   // Names the pod's gang ({{group}}, {{gangSize}}, {{taskGroups}}): meaningless for a pod in no gang.
   bool about_gang() const { return about_gang_; }
+  // Names the gang's topology ({{topologyRequired}}, ...): empty, so left out, for a gang without one.
+  bool about_topology() const { return about_topology_; }
 
  private:
   struct Part {
@@ -41,7 +52,7 @@ class ValueTemplate {
     int variable = -1;  // index into the variable table, or -1 for a literal
   };
   std::vector<Part> parts_;
-  bool about_gang_ = false;
+  bool about_gang_ = false, about_topology_ = false;
 };
 
 }  // namespace wm::policy

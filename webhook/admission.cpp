@@ -150,6 +150,8 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const pol
   if (endpoint == Endpoint::Validate) {
     if (!rule.limits.refuse_unmeetable_gangs)
       for (auto& w : reviewer.unmeetable()) warnings.push_back(std::move(w));
+    if (!rule.limits.refuse_dropped_topology)
+      for (auto& w : reviewer.dropped_topology()) warnings.push_back(std::move(w));
     for (auto& u : reviewer.uncounted_devices()) warnings.push_back(std::move(u));
     if (auto missing = reviewer.missing_queue(state.references.get())) warnings.push_back(std::move(*missing));
     if (auto unserved = reviewer.unserved_pod_group(state.references.get())) warnings.push_back(std::move(*unserved));
@@ -198,6 +200,7 @@ AdmissionResult review_unguarded(Endpoint endpoint, std::string_view body, const
   request.profile = rule->profile;
   request.namespace_name = req.namespace_name;
   request.standalone = !controller;
+  request.topology = rule->topology ? &*rule->topology : nullptr;
   policy::ProfiledView profiled = policy::profiled_view(state, *match.definition, doc, request);
   const view::WorkloadView& view = profiled.view;
   if (!view.problems.empty())

@@ -8,6 +8,7 @@
 #include "policy/gang_values.h"
 #include "policy/keys.h"
 #include "policy/limits.h"
+#include "policy/topology.h"
 #include "webhook/replica_gang.h"
 
 namespace wm::webhook {
@@ -67,12 +68,15 @@ const view::GangGroupView* gang_of(const view::WorkloadView& view, const std::st
 void render_into(json::StringPairs& out, size_t& at, const policy::TemplatePairs& templates,
                  const policy::TemplateValues& values, bool in_no_gang = false) {
   for (const auto& [key, t] : templates) {
-    if (in_no_gang && t.about_gang()) continue;
+    if ((in_no_gang && t.about_gang()) ||
+        (t.about_topology() && values.topology_name.empty() && values.topology_mode.empty()))
+      continue;
     if (at == out.size()) out.emplace_back();
     out[at].first = key;
     out[at].second.clear();
     t.render_into(out[at].second, values);
-    ++at;
+    // A value made of variables that are all empty (a gang without a topology) is left out, not written empty.
+    if (!out[at].second.empty() || !t.uses_variables()) ++at;
   }
 }
 
@@ -94,6 +98,7 @@ json::StringPairs render(const policy::TemplatePairs& templates, const policy::T
   json::StringPairs out;
   size_t at = 0;
   render_into(out, at, templates, values);
+  out.resize(at);
   return out;
 }
 
@@ -118,6 +123,9 @@ Reviewer::Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const 
   values_.gpus = view::gpu_count(view.total_requests);
   values_.group = gang_names_.empty() ? std::string_view(name_) : std::string_view(gang_names_.front());
   values_.gang_size = view.gangs.empty() ? view.total_pods : view.gangs.front().min_member;
+  // The workload's own (KAI reads it on the workload): its first gang's, as every gang has the rule's.
+  policy::set_topology(values_,
+                       view.gangs.empty() || !view.gangs.front().topology ? nullptr : &*view.gangs.front().topology);
   if (profile_.writes_priority_class || rule.writes_priority_class)
     priority_class_ = policy::first_priority_class(view, req.object);
   values_.priority_class_name = priority_class_;
@@ -165,6 +173,7 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
       v.group = gang ? std::string_view(gang_names_[gang - view_.gangs.data()]) : std::string_view(name_);
       v.gang_size = gang ? gang->min_member : view_.total_pods;
       v.task_groups = task_groups_of(gang);
+      policy::set_topology(v, gang && gang->topology ? &*gang->topology : nullptr);
       if (profile.reads_pod_scheduling_group || rule_.reads_pod_scheduling_group)
         if (auto own = own_scheduling_group(i); !own || own->at_key("podGroupName").get(v.pod_scheduling_group))
           v.pod_scheduling_group = {};
@@ -232,6 +241,16 @@ std::vector<std::string> Reviewer::unmeetable() const {
   return out;
 }
 
+std::vector<std::string> Reviewer::dropped_topology() const {
+  std::vector<std::string> out;
+  const std::string under = "profile " + (rule_.profile ? rule_.profile->name : std::string("none")) + " (" +
+                            profile_.scheduler_name.value_or("its scheduler") + ")";
+  for (const auto& what : policy::dropped_topology(profile_, view_))
+    out.push_back(display_name(view_, req_.namespace_name) + ": " + what + " is dropped: " + under +
+                  " writes nothing a scheduler reads for it here");
+  return out;
+}
+
 std::optional<std::string> Reviewer::unserved_pod_group(const view::ReferenceStore* cluster) const {
   if (!cluster || view_.gangs.empty()) return std::nullopt;
   for (const policy::ObjectTemplate* t :
@@ -277,6 +296,8 @@ std::vector<std::string> Reviewer::violations() {
   if (rule_.limits.refuse_unmeetable_gangs) out = unmeetable();
   if (rule_.limits.refuse_invalid_pods)
     for (auto& v : invalid_pods()) out.push_back(std::move(v));
+  if (rule_.limits.refuse_dropped_topology)
+    for (auto& v : dropped_topology()) out.push_back(std::move(v));
   const policy::LimitSubject subject{view_,
                                      doc_,
                                      display_name(view_, req_.namespace_name),

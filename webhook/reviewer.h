@@ -36,6 +36,9 @@ class Reviewer {
   // Pod templates whose pods the API server will refuse (mapper/view/pod_rules.h), each as a warning; refused under
   // the rule's refuseInvalidPods.
   std::vector<std::string> invalid_pods() const;
+  // Each level of the gangs' topology that the profile's edits hand to no scheduler (native's preferred level, any
+  // under coscheduling), each a warning; refused under the rule's refuseDroppedTopology.
+  std::vector<std::string> dropped_topology() const;
   // Devices the workload's DRA claims ask for that are not counted, and pods held by a referenced object that is not
   // known, each a warning (refused under a limit they could break: policy/limits.h).
   std::vector<std::string> uncounted_devices() const;

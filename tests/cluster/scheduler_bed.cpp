@@ -30,9 +30,11 @@ std::string node_pool(const std::string& prefix) {
   return prefix + "-" + std::to_string(getpid() % 100000) + "-" + std::to_string(++counter);
 }
 
-void add_nodes(const std::string& pool, int count, int gpus) {
-  run_script("nodes.sh",
-             {Cluster::get().dir(), std::to_string(count), "--gpus", std::to_string(gpus), "--prefix", pool});
+void add_nodes(const std::string& pool, int count, int gpus, const std::vector<std::string>& labels) {
+  std::vector<std::string> args = {
+      Cluster::get().dir(), std::to_string(count), "--gpus", std::to_string(gpus), "--prefix", pool};
+  for (const auto& label : labels) args.insert(args.end(), {"--label", label});
+  run_script("nodes.sh", args);
 }
 
 void start_scheduler(const std::string& name) { run_script("scheduler.sh", {name, Cluster::get().dir()}); }

@@ -17,8 +17,8 @@ namespace wm::test {
 
 // A pool name of its own for one test (`prefix`-<pid>-<n>), as make_namespace() makes namespaces.
 std::string node_pool(const std::string& prefix);
-// tests/cluster/nodes.sh: `count` Ready nodes with `gpus` nvidia.com/gpu each, in pool `pool`.
-void add_nodes(const std::string& pool, int count, int gpus);
+// tests/cluster/nodes.sh: `count` Ready nodes with `gpus` nvidia.com/gpu each, in pool `pool`, with `labels` (K=V).
+void add_nodes(const std::string& pool, int count, int gpus, const std::vector<std::string>& labels = {});
 // tests/cluster/scheduler.sh: starts the scheduler NAME (default, coscheduling, volcano, kueue, yunikorn) once.
 void start_scheduler(const std::string& name);
 // tests/cluster/operator.sh: starts an operator that is not always in the bed (kuberay) once.

@@ -437,4 +437,26 @@ spec:
   CHECK(mutate(jobset(), shipped_rules()).warnings.find("refuse its pods") == std::string::npos);
 }
 
+TEST_CASE("topology: a rule's level goes on the workload for KAI, and one its profile drops is warned of or refused") {
+  const std::string racks = "topologies:\n  racks: {levels: [example.com/block, example.com/rack]}\n";
+  const Answer kai =
+      mutate(jobset(), "- name: all\n  profile: kai\n  topology: {name: racks, required: example.com/rack}\n" + racks);
+  CHECK_THAT(kai.patch, Catch::Contains(R"("kai.scheduler/topology":"racks")") &&
+                            Catch::Contains(R"("kai.scheduler/topology-required-placement":"example.com/rack")") &&
+                            !Catch::Contains("topology-preferred-placement"));
+  CHECK(kai.warnings.empty());
+  // Without a topology, none of the keys (a value of empty variables is left out, not written empty).
+  CHECK_THAT(mutate(jobset()).patch, !Catch::Contains("kai.scheduler/topology"));
+
+  const std::string preferred = "  topology: {name: racks, preferred: example.com/rack}\n";
+  const Answer warned = answer(Endpoint::Validate, jobset(), "- name: all\n  profile: native\n" + preferred + racks);
+  CHECK(warned.allowed);
+  CHECK_THAT(warned.warnings, Catch::Contains("JobSet team-a/train: its gangs' preferred level example.com/rack of "
+                                              "topology racks is dropped: profile native"));
+  const Answer refused =
+      answer(Endpoint::Validate, jobset(),
+             "- name: all\n  profile: native\n" + preferred + "  limits: {refuseDroppedTopology: true}\n" + racks);
+  CHECK_FALSE(refused.allowed);
+}
+
 }  // namespace wm::webhook

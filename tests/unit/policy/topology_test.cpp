@@ -1,0 +1,155 @@
+// One topology line of a rule, written where each built-in profile's scheduler reads it (KAI's workload annotations,
+// Kueue's pod set annotations, Volcano's networkTopology, Kubernetes' schedulingConstraints), and what a profile
+// cannot carry said as dropped; the policy refuses a topology it cannot place, naming the field.
+#include "policy/topology.h"
+
+#include <catch2/catch.hpp>
+
+#include "base/json/json_read.h"
+#include "policy/profile_choice.h"
+#include "policy/profiled_view.h"
+#include "tests/support/test_support.h"
+
+namespace wm::policy {
+namespace {
+
+// A policy of one rule (no schedulerProfiles: the built-in ones) with a topology of three levels.
+std::string policy_text(const std::string& profile, const std::string& topology, const std::string& limits = "{}") {
+  return "apiVersion: workload-map.io/v1alpha1\nkind: Policy\n"
+         "topologies:\n  racks:\n    levels: [example.com/block, example.com/rack, kubernetes.io/hostname]\n"
+         "rules:\n- name: all\n  profile: " +
+         profile + "\n  topology: " + topology + "\n  limits: " + limits + "\n";
+}
+
+struct Profiled {
+  AdmissionState state;
+  std::vector<test::ParsedObject> objects = test::parse_file(test::source_path("examples/jobset-12-gpus.yaml"));
+  ProfiledView profiled;
+  GangObjects made;
+
+  Profiled(const std::string& profile, const std::string& topology) {
+    yaml::Diagnostics errors;
+    auto policy = Policy::load(policy_text(profile, topology), "policy.yaml", errors);
+    REQUIRE(errors.empty());
+    REQUIRE(policy);
+    state.catalog = std::shared_ptr<const catalog::Catalog>(&test::builtin_catalog(), [](const catalog::Catalog*) {});
+    state.policy = std::make_shared<const Policy>(std::move(*policy));
+    const Rule& rule = state.policy->rules().front();
+    json::ObjectDocument& doc = *objects.front().doc;
+    ProfiledViewRequest request;
+    request.profile = rule.profile;
+    request.topology = &*rule.topology;
+    const catalog::Definition& definition = *state.catalog->find("jobset.x-k8s.io/v1alpha2", "JobSet").definition;
+    profiled = profiled_view(state, definition, doc, request);
+    made = gang_objects(profiled, *rule.profile, doc.root(), "train", "q");
+  }
+  std::vector<std::string> writes() const { return topology_writes(*profiled.edits, profiled.view); }
+  std::vector<std::string> dropped() const { return dropped_topology(*profiled.edits, profiled.view); }
+};
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("topology: the rule's levels are written where each profile's scheduler reads them") {
+  const std::string rack_then_host = "{name: racks, required: example.com/rack, preferred: kubernetes.io/hostname}";
+  SECTION("kai: the three annotations its podgrouper reads on the top owner") {
+    const Profiled kai("kai", rack_then_host);
+    CHECK(kai.writes() ==
+          Strings{"workloadAnnotations kai.scheduler/topology=racks",
+                  "workloadAnnotations kai.scheduler/topology-required-placement=example.com/rack",
+                  "workloadAnnotations kai.scheduler/topology-preferred-placement=kubernetes.io/hostname"});
+    CHECK(kai.dropped().empty());
+  }
+  SECTION("kueue: one of the two pod set annotations; the preferred level goes where none is required") {
+    const Profiled required("kueue", rack_then_host);
+    CHECK(required.writes() == Strings{"podAnnotations kueue.x-k8s.io/podset-required-topology=example.com/rack"});
+    CHECK(required.dropped() == Strings{"its gangs' preferred level kubernetes.io/hostname of topology racks"});
+    const Profiled preferred("kueue", "{name: racks, preferred: example.com/rack}");
+    CHECK(preferred.writes() == Strings{"podAnnotations kueue.x-k8s.io/podset-preferred-topology=example.com/rack"});
+    CHECK(preferred.dropped().empty());
+  }
+  SECTION("volcano: the PodGroup's networkTopology, hard for a required level, soft for a preferred one alone") {
+    const Profiled hard("volcano", "{name: racks, required: example.com/rack}");
+    REQUIRE(hard.made.pod_groups.size() == 1);
+    CHECK_THAT(hard.made.pod_groups[0],
+               Catch::Contains(R"("networkTopology":{"mode":"hard","highestTierName":"example.com/rack"})"));
+    CHECK(hard.dropped().empty());
+    const Profiled soft("volcano", "{name: racks, preferred: example.com/rack}");
+    CHECK_THAT(soft.made.pod_groups[0], Catch::Contains(R"("networkTopology":{"mode":"soft"})"));
+    CHECK(soft.dropped().empty());
+  }
+  SECTION("native: the Workload's template and the PodGroup hold the required key; a preferred one is dropped") {
+    const Profiled native("native", rack_then_host);
+    const std::string constraint = R"("schedulingConstraints":{"topology":[{"key":"example.com/rack"}]})";
+    CHECK_THAT(native.made.workload, Catch::Contains(constraint));
+    REQUIRE(native.made.pod_groups.size() == 1);
+    CHECK_THAT(native.made.pod_groups[0], Catch::Contains(constraint));
+    CHECK(native.dropped() == Strings{"its gangs' preferred level kubernetes.io/hostname of topology racks"});
+    const Profiled preferred_only("native", "{name: racks, preferred: example.com/rack}");
+    CHECK_THAT(preferred_only.made.pod_groups[0], !Catch::Contains("schedulingConstraints"));
+    CHECK(preferred_only.dropped() == Strings{"its gangs' preferred level example.com/rack of topology racks"});
+  }
+  SECTION("coscheduling and yunikorn keep no gang in a domain: both levels dropped, nothing written") {
+    for (const char* profile : {"coscheduling", "yunikorn"}) {
+      const Profiled p(profile, rack_then_host);
+      CHECK(p.writes().empty());
+      CHECK(p.dropped().size() == 2);
+    }
+  }
+  SECTION("volcano's LeaderWorkerSet override hands gangs to LWS, which writes no networkTopology: dropped") {
+    // The edits the override gives: no PodGroup of workload-map's, so nothing carries the level.
+    yaml::Diagnostics errors;
+    auto policy = Policy::load(policy_text("volcano", "{name: racks, required: example.com/rack}"), "p.yaml", errors);
+    REQUIRE(policy);
+    const ProfileEdits& lws =
+        edits_for(*policy->profile("volcano"), "leaderworkerset.x-k8s.io", "LeaderWorkerSet", true);
+    CHECK_FALSE(lws.carries_required_topology);
+  }
+}
+
+TEST_CASE("topology: a gang without one gets none of the profiles' topology keys") {
+  yaml::Diagnostics errors;
+  auto policy = Policy::load(
+      "apiVersion: workload-map.io/v1alpha1\nkind: Policy\nrules:\n- {name: all, profile: native}\n", "p", errors);
+  REQUIRE(policy);
+  AdmissionState state{std::shared_ptr<const catalog::Catalog>(&test::builtin_catalog(), [](auto*) {}),
+                       std::make_shared<const Policy>(std::move(*policy))};
+  auto objects = test::parse_file(test::source_path("examples/jobset-12-gpus.yaml"));
+  json::ObjectDocument doc(objects.front().root);
+  ProfiledViewRequest request;
+  request.profile = state.policy->profile("native");
+  const auto profiled =
+      profiled_view(state, *state.catalog->find("jobset.x-k8s.io/v1alpha2", "JobSet").definition, doc, request);
+  const GangObjects made = gang_objects(profiled, *request.profile, doc.root(), "train", "");
+  CHECK_THAT(made.pod_groups.at(0), !Catch::Contains("schedulingConstraints"));
+  CHECK_THAT(made.workload, !Catch::Contains("schedulingConstraints"));
+  CHECK(dropped_topology(*profiled.edits, profiled.view).empty());
+}
+
+TEST_CASE("topology: the policy refuses a topology it cannot place, naming the field") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"{name: pods, required: example.com/rack}", "rules[0].topology.name"},
+      {"{name: racks, required: example.com/row}", "rules[0].topology.required"},
+      {"{name: racks, preferred: topology.kubernetes.io/zone}", "rules[0].topology.preferred"},
+      {"{name: racks, required: example.com/rack, preferred: example.com/block}", "rules[0].topology.preferred"},
+      {"{name: racks}", "rules[0].topology"},
+      {"{name: racks, required: example.com/rack, spread: true}", "rules[0].topology.spread"},
+  };
+  for (const auto& [topology, field] : cases) {
+    INFO(topology);
+    yaml::Diagnostics errors;
+    CHECK_FALSE(Policy::load(policy_text("kai", topology), "policy.yaml", errors));
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors[0].field == field);
+    CHECK(errors[0].line == 9);
+  }
+  yaml::Diagnostics errors;
+  CHECK_FALSE(Policy::load(
+      "apiVersion: workload-map.io/v1alpha1\nkind: Policy\ntopologies:\n  t: {levels: [a, a]}\nrules: []\n", "p",
+      errors));
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors[0].field == "topologies.t.levels");
+}
+
+}  // namespace wm::policy
