@@ -2,20 +2,9 @@
 
 namespace wm::policy {
 
-namespace {
-
 const catalog::TopologyConstraint* first_topology(const view::WorkloadView& view) {
   return view.gangs.empty() || !view.gangs.front().topology ? nullptr : &*view.gangs.front().topology;
 }
-
-bool about_topology(const ValueTemplate& t) {
-  for (const char* v :
-       {"topologyName", "topologyRequired", "topologyPreferred", "topologyPreferredOnly", "topologyMode"})
-    if (t.uses(v)) return true;
-  return false;
-}
-
-}  // namespace
 
 std::vector<std::string> dropped_topology(const ProfileEdits& edits, const view::WorkloadView& view) {
   std::vector<std::string> out;
@@ -41,7 +30,7 @@ std::vector<std::string> topology_writes(const ProfileEdits& edits, const view::
                                                                 {"workloadAnnotations", &edits.workload_annotations}};
   for (const auto& [where, list] : lists)
     for (const auto& [key, t] : *list)
-      if (about_topology(t))
+      if (t.about_topology())
         if (std::string value = t.render(values); !value.empty())
           out.push_back(std::string(where) + " " + key + "=" + value);
   return out;

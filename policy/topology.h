@@ -11,6 +11,9 @@
 
 namespace wm::policy {
 
+// The workload's topology: its first gang's (a rule's topology is every gang's); null without one.
+const catalog::TopologyConstraint* first_topology(const view::WorkloadView& view);
+
 // Each level of the gangs' topology that `edits` write nowhere a scheduler reads, as "its gangs' required level K of
 // topology T". Empty for gangs without a topology.
 std::vector<std::string> dropped_topology(const ProfileEdits& edits, const view::WorkloadView& view);

@@ -124,8 +124,7 @@ Reviewer::Reviewer(const AdmissionRequest& req, const policy::Rule& rule, const 
   values_.group = gang_names_.empty() ? std::string_view(name_) : std::string_view(gang_names_.front());
   values_.gang_size = view.gangs.empty() ? view.total_pods : view.gangs.front().min_member;
   // The workload's own (KAI reads it on the workload): its first gang's, as every gang has the rule's.
-  policy::set_topology(values_,
-                       view.gangs.empty() || !view.gangs.front().topology ? nullptr : &*view.gangs.front().topology);
+  policy::set_topology(values_, policy::first_topology(view));
   if (profile_.writes_priority_class || rule.writes_priority_class)
     priority_class_ = policy::first_priority_class(view, req.object);
   values_.priority_class_name = priority_class_;

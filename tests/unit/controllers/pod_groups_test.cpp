@@ -394,14 +394,23 @@ TEST_CASE("PodGroups: a write the API server fails or refuses is retried") {
   CHECK(pod_group_calls() == calls);
 }
 
+namespace {
+
+// Discovery of scheduling.k8s.io/v1beta1 as an API server with GenericWorkload serves it: PodGroups and Workloads.
+void serve_native_kinds(test::FakeApi& api) {
+  api.answer("GET", "/apis/scheduling.k8s.io/v1beta1", 200,
+             R"({"resources":[)"
+             R"({"name":"podgroups","kind":"PodGroup","namespaced":true},)"
+             R"({"name":"workloads","kind":"Workload","namespaced":true}]})");
+}
+
+}  // namespace
+
 // One object the API server refuses (an immutable field an earlier version set) does not hold back the workload's
 // others; an API server that fails stops the round at once. Both are retried.
 TEST_CASE("PodGroups: a refused object does not hold back the others, a failing API server stops the round") {
   test::FakeCluster cluster(every_kind_under("native"));
-  cluster.api.answer("GET", "/apis/scheduling.k8s.io/v1beta1", 200,
-                     R"({"resources":[)"
-                     R"({"name":"podgroups","kind":"PodGroup","namespaced":true},)"
-                     R"({"name":"workloads","kind":"Workload","namespaced":true}]})");
+  serve_native_kinds(cluster.api);
   const std::string collection = std::string(kNativeCollection);
   cluster.api.answer("PATCH", collection + "workloads/", 422, R"({"message":"spec.podGroupTemplates: immutable"})");
   cluster.api.answer("PATCH", collection + "podgroups/", 200);
@@ -425,10 +434,7 @@ TEST_CASE("PodGroups: a refused object does not hold back the others, a failing 
 // written; once the template is held, the same workload gets its gang.
 TEST_CASE("PodGroups: a workload whose pods are in an object not held yet waits for it, then gets its gang") {
   test::FakeCluster cluster(every_kind_under("native"));
-  cluster.api.answer("GET", "/apis/scheduling.k8s.io/v1beta1", 200,
-                     R"({"resources":[)"
-                     R"({"name":"podgroups","kind":"PodGroup","namespaced":true},)"
-                     R"({"name":"workloads","kind":"Workload","namespaced":true}]})");
+  serve_native_kinds(cluster.api);
   const std::string podgroups = std::string(kNativeCollection) + "podgroups";
   cluster.api.hold(podgroups);
   cluster.api.hold(std::string(kNativeCollection) + "workloads");
