@@ -2,6 +2,7 @@
 
 #include "controllers/cluster_metrics.h"
 #include "controllers/karta_source.h"
+#include "controllers/node_watch.h"
 #include "controllers/pod_groups.h"
 #include "controllers/reference_watch.h"
 #include "controllers/webhook_rules.h"
@@ -18,6 +19,7 @@ struct ClusterSide::Parts {
   std::unique_ptr<KartaSource> kartas;
   std::unique_ptr<PodGroupController> pod_groups;
   std::unique_ptr<ReferenceWatch> references;
+  std::unique_ptr<NodeWatch> nodes;
   std::unique_ptr<WebhookRules> webhook_rules;
   std::unique_ptr<kube::LeaderElection> election;
 };
@@ -44,6 +46,7 @@ Result<void> ClusterSide::start(std::unique_ptr<kube::Api> api) {
   if (options_.kartas) parts->kartas = std::make_unique<KartaSource>(cluster);
   // Every replica admits, so every replica holds the referenced objects.
   parts->references = std::make_unique<ReferenceWatch>(cluster);
+  parts->nodes = std::make_unique<NodeWatch>(cluster);
   if (options_.pod_groups) {
     parts->pod_groups = std::make_unique<PodGroupController>(cluster);
     // A Workflow created before its WorkflowTemplate was held gets its PodGroups once the template is.
@@ -87,6 +90,7 @@ Result<void> ClusterSide::start(std::unique_ptr<kube::Api> api) {
       threads_.emplace_back([this] { parts_->pod_groups->reconcile(stop_, leading_); });
   }
   threads_.emplace_back([this] { parts_->references->run(stop_); });
+  threads_.emplace_back([this] { parts_->nodes->run(stop_); });
   if (parts_->webhook_rules) threads_.emplace_back([this] { parts_->webhook_rules->run(stop_, leading_); });
   threads_.emplace_back([this] { parts_->election->run(stop_); });
   return {};

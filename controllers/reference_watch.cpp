@@ -20,11 +20,18 @@ std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::
        {&view::kResourceClaimTemplate, &view::kResourceClaim, &view::kDeviceClass})
     wanted.emplace(claims->group + "/" + claims->kind, *claims);
   // And the queues of the policy's schedulers, where they are objects: admission warns of a queue not among them.
-  if (state.policy)
+  if (state.policy) {
+    const bool names_a_topology = std::any_of(state.policy->rules().begin(), state.policy->rules().end(),
+                                              [](const policy::Rule& r) { return r.topology.has_value(); });
     for (const auto& name : state.policy->profile_names()) {
       const catalog::GroupVersionKind& queues = state.policy->profile(name)->queues.object;
       if (!queues.kind.empty()) wanted.emplace(queues.group + "/" + queues.kind, queues);
+      // And their topology objects, where a rule names a topology: admission warns of a level none of them has.
+      const catalog::GroupVersionKind& topologies = state.policy->profile(name)->topologies.object;
+      if (!topologies.kind.empty() && names_a_topology)
+        wanted.emplace(topologies.group + "/" + topologies.kind, topologies);
     }
+  }
   return wanted;
 }
 

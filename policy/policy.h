@@ -60,10 +60,21 @@ struct QueueSource {
   std::string default_name;
 };
 
+// Where a profile's scheduler keeps the topologies a gang's levels must belong to: a kind of object whose `levels` (a
+// JSON Pointer, `*` for each item of an array) are node label keys; the one named as the policy's topology when
+// `by_name` (KAI's Topology), else any of them (Kueue's, which a ResourceFlavor names). Watched by the cluster side, so
+// that admission warns of a level no such object has: the scheduler leaves the gang pending.
+struct TopologySource {
+  catalog::GroupVersionKind object;  // no kind: nothing to check
+  bool by_name = false;
+  std::string levels;
+};
+
 struct SchedulerProfile {
   std::string name;
   ProfileEdits edits;
   QueueSource queues;
+  TopologySource topologies;
   view::GangRule gang_rule = view::GangRule::Minimum;  // how this scheduler counts a gang's minimum
   struct Override {
     std::vector<std::string> kinds;  // "Pod" or "group/Kind"

@@ -119,22 +119,44 @@ class PolicyReader : public yaml::YamlReader {
     return 0;
   }
 
+  // The kind a profile's `queues` or `topologyObjects` names by apiVersion and kind (both, or neither: no kind).
+  catalog::GroupVersionKind object_kind(const YAML::Node& node, const std::string& field, const char* what) {
+    catalog::GroupVersionKind kind;
+    const bool has_api_version = node["apiVersion"].IsDefined(), has_kind = node["kind"].IsDefined();
+    if (has_api_version != has_kind) {
+      error(node, field, std::string("names the ") + what + " object by apiVersion and kind together");
+      return kind;
+    }
+    if (!has_kind) return kind;
+    const std::string api_version = node["apiVersion"].Scalar();
+    const auto slash = api_version.find('/');
+    kind.group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    kind.version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    kind.kind = node["kind"].Scalar();
+    return kind;
+  }
+
   QueueSource queues(const YAML::Node& node, const std::string& field) {
     QueueSource q;
     if (!node.IsDefined() || !map(node, field, {"apiVersion", "kind", "default"})) return q;
     if (node["default"].IsDefined()) q.default_name = node["default"].Scalar();
-    const bool has_api_version = node["apiVersion"].IsDefined(), has_kind = node["kind"].IsDefined();
-    if (has_api_version != has_kind) {
-      error(node, field, "names the queues' object by apiVersion and kind together");
-      return q;
-    }
-    if (!has_kind) return q;
-    const std::string api_version = node["apiVersion"].Scalar();
-    const auto slash = api_version.find('/');
-    q.object.group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-    q.object.version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-    q.object.kind = node["kind"].Scalar();
+    q.object = object_kind(node, field, "queues'");
     return q;
+  }
+
+  TopologySource topology_objects(const YAML::Node& node, const std::string& field) {
+    TopologySource t;
+    if (!node.IsDefined() || !map(node, field, {"apiVersion", "kind", "byName", "levels"})) return t;
+    t.object = object_kind(node, field, "topologies'");
+    t.by_name = boolean(node["byName"], field + ".byName", false);
+    if (node["levels"].IsScalar() && node["levels"].Scalar().starts_with("/"))
+      t.levels = node["levels"].Scalar();
+    else
+      error(node["levels"].IsDefined() ? node["levels"] : node, field + ".levels",
+            "must be a JSON Pointer to the object's node label keys, * for each item of an array "
+            "(/spec/levels/*/nodeLabel)");
+    if (t.object.kind.empty()) error(node, field, "must name the topologies' object by apiVersion and kind");
+    return t;
   }
 
   Limits limits(const YAML::Node& node, const std::string& field) {
@@ -291,13 +313,14 @@ const view::DeviceClassMapping& builtin_devices() {
 std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
   const std::string field = "schedulerProfiles." + name;
   if (!r.map(node, field,
-             {"schedulerName", "gangRule", "minimums", "queues", "podLabels", "podAnnotations", "podSchedulingGroup",
-              "workloadLabels", "workloadAnnotations", "podGroup", "workload", "overrides"}))
+             {"schedulerName", "gangRule", "minimums", "queues", "topologyObjects", "podLabels", "podAnnotations",
+              "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "podGroup", "workload", "overrides"}))
     return nullptr;
   auto profile = std::make_unique<SchedulerProfile>();
   profile->name = name;
   profile->edits = r.edits(node, field, false);
   profile->queues = r.queues(node["queues"], field + ".queues");
+  profile->topologies = r.topology_objects(node["topologyObjects"], field + ".topologyObjects");
   if (YAML::Node rule = node["gangRule"]; rule.IsDefined()) {
     auto parsed = rule.IsScalar() ? view::gang_rule_from_name(rule.Scalar()) : std::nullopt;
     if (parsed)

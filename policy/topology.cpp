@@ -1,5 +1,7 @@
 #include "policy/topology.h"
 
+#include <algorithm>
+
 namespace wm::policy {
 
 const catalog::TopologyConstraint* first_topology(const view::WorkloadView& view) {
@@ -34,6 +36,58 @@ std::vector<std::string> topology_writes(const ProfileEdits& edits, const view::
         if (std::string value = t.render(values); !value.empty())
           out.push_back(std::string(where) + " " + key + "=" + value);
   return out;
+}
+
+namespace {
+
+void collect_levels(simdjson::dom::element at, std::string_view rest, std::vector<std::string>& out) {
+  const size_t star = rest.find("/*");
+  if (star == std::string_view::npos) {
+    std::string_view level;
+    if (at.at_pointer(rest).get(level) == simdjson::SUCCESS) out.emplace_back(level);
+    return;
+  }
+  simdjson::dom::array items;
+  if (at.at_pointer(rest.substr(0, star)).get(items) != simdjson::SUCCESS) return;
+  for (simdjson::dom::element item : items) collect_levels(item, rest.substr(star + 2), out);
+}
+
+}  // namespace
+
+std::vector<std::string> object_levels(simdjson::dom::element object, std::string_view levels) {
+  std::vector<std::string> out;
+  collect_levels(object, levels, out);
+  return out;
+}
+
+std::optional<std::string> missing_topology_level(const TopologySource& source, const view::ReferenceStore& held,
+                                                  const catalog::TopologyConstraint& topology) {
+  const catalog::GroupVersionKind& kind = source.object;
+  if (kind.kind.empty() || !held.holds_kind(kind.group, kind.kind)) return std::nullopt;
+  const std::string& level = topology.required_level.empty() ? topology.preferred_level : topology.required_level;
+  const std::string what = kind.api_version() + " " + kind.kind;
+  std::vector<std::shared_ptr<const std::string>> objects;
+  if (!source.by_name)
+    objects = held.objects_of(kind.group, kind.kind);
+  else if (auto named = held.find(kind.group, kind.kind, "", topology.topology_name))
+    objects.push_back(std::move(named));
+  else
+    return "no " + what + " named " + topology.topology_name + " exists";
+  std::vector<std::string> known;
+  simdjson::dom::parser parser;
+  for (const auto& json : objects) {
+    simdjson::dom::element object;
+    if (parser.parse(*json).get(object) != simdjson::SUCCESS) continue;
+    for (const auto& l : object_levels(object, source.levels)) {
+      if (l == level) return std::nullopt;
+      if (std::find(known.begin(), known.end(), l) == known.end()) known.push_back(l);
+    }
+  }
+  if (objects.empty()) return "no " + what + " exists";
+  std::string listed;
+  for (const auto& l : known) listed += (listed.empty() ? "" : ", ") + l;
+  return "level " + level + " is not among the levels of " +
+         (source.by_name ? what + " " + topology.topology_name : "any " + what) + " (" + listed + ")";
 }
 
 }  // namespace wm::policy

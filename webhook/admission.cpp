@@ -154,9 +154,11 @@ AdmissionResult decide(Endpoint endpoint, const AdmissionRequest& req, const pol
       for (auto& w : reviewer.dropped_topology()) warnings.push_back(std::move(w));
     for (auto& u : reviewer.uncounted_devices()) warnings.push_back(std::move(u));
     if (auto missing = reviewer.missing_queue(state.references.get())) warnings.push_back(std::move(*missing));
+    if (auto missing = reviewer.missing_topology(state.references.get())) warnings.push_back(std::move(*missing));
     if (auto unserved = reviewer.unserved_pod_group(state.references.get())) warnings.push_back(std::move(*unserved));
     if (auto alone = reviewer.no_workload_object()) warnings.push_back(std::move(*alone));
     auto violations = reviewer.violations();
+    reviewer.unfit_topology(state.references.get(), warnings, violations);
     if (violations.empty()) return answer.allow(Outcome::Allowed, std::move(warnings));
     std::string denial;
     for (const auto& v : violations) denial += (denial.empty() ? "" : "; ") + v;

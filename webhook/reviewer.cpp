@@ -146,6 +146,16 @@ std::optional<std::string> Reviewer::missing_queue(const view::ReferenceStore* q
          profile_.scheduler_name.value_or(rule_.profile->name) + " leaves the workload pending until it is created";
 }
 
+std::optional<std::string> Reviewer::missing_topology(const view::ReferenceStore* cluster) const {
+  const catalog::TopologyConstraint* topology = policy::first_topology(view_);
+  if (!cluster || !topology || !rule_.profile) return std::nullopt;
+  auto why = policy::missing_topology_level(rule_.profile->topologies, *cluster, *topology);
+  if (!why) return std::nullopt;
+  const std::string scheduler = profile_.scheduler_name.value_or(rule_.profile->name);
+  return display_name(view_, namespace_name_) + ": " + scheduler + " cannot place its gangs by topology " +
+         topology->topology_name + ": " + *why + "; it leaves them pending until one does";
+}
+
 std::string_view Reviewer::task_groups_of(const view::GangGroupView* gang) {
   if (!gang || task_groups_.empty()) return {};
   std::string& json = task_groups_[gang - view_.gangs.data()];
@@ -248,6 +258,31 @@ std::vector<std::string> Reviewer::dropped_topology() const {
     out.push_back(display_name(view_, req_.namespace_name) + ": " + what + " is dropped: " + under +
                   " writes nothing a scheduler reads for it here");
   return out;
+}
+
+void Reviewer::unfit_topology(const view::ReferenceStore* cluster, std::vector<std::string>& warnings,
+                              std::vector<std::string>& refusals) const {
+  const std::shared_ptr<const view::NodeDomains> domains = cluster ? cluster->node_domains() : nullptr;
+  if (!domains) return;
+  const view::GangRule counting = rule_.profile ? rule_.profile->gang_rule : view::GangRule::Minimum;
+  const std::string scheduler = profile_.scheduler_name.value_or("its scheduler");
+  for (size_t i = 0; i < view_.gangs.size(); ++i) {
+    const view::GangGroupView& gang = view_.gangs[i];
+    if (!gang.topology || gang.topology->required_level.empty()) continue;
+    const std::string& level = gang.topology->required_level;
+    if (!domains->knows(level)) continue;
+    const std::string named = "gang " + (i < gang_names_.size() ? gang_names_[i] : gang.name);
+    if (!domains->carries(level)) {
+      warnings.push_back(display_name(view_, req_.namespace_name) + ": no schedulable node carries the label " + level +
+                         ", inside one value of which " + named + " must land: it waits until nodes do");
+      continue;
+    }
+    const view::ResourceList demand = view::gang_min_resources(view::gang_members(gang, view_.components, counting));
+    for (const auto& shortfall : view::domain_shortfalls(*domains, level, demand))
+      (rule_.limits.refuse_unmeetable_gangs ? refusals : warnings)
+          .push_back(display_name(view_, req_.namespace_name) + " never starts under " + scheduler + ": " + named +
+                     " needs " + shortfall);
+  }
 }
 
 std::optional<std::string> Reviewer::unserved_pod_group(const view::ReferenceStore* cluster) const {

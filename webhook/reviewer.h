@@ -39,6 +39,12 @@ class Reviewer {
   // Each level of the gangs' topology that the profile's edits hand to no scheduler (native's preferred level, any
   // under coscheduling), each a warning; refused under the rule's refuseDroppedTopology.
   std::vector<std::string> dropped_topology() const;
+  // Gangs that must land inside one domain of a topology level (their required level) that the cluster's Nodes cannot
+  // give them, as the cluster side last summed them (`cluster`'s NodeDomains): a gang larger than the largest domain
+  // never starts (refused under refuseUnmeetableGangs, with `refusals`); a level no node carries leaves it waiting
+  // until nodes are labelled (a warning). Nothing before the cluster side has listed the Nodes.
+  void unfit_topology(const view::ReferenceStore* cluster, std::vector<std::string>& warnings,
+                      std::vector<std::string>& refusals) const;
   // Devices the workload's DRA claims ask for that are not counted, and pods held by a referenced object that is not
   // known, each a warning (refused under a limit they could break: policy/limits.h).
   std::vector<std::string> uncounted_devices() const;
@@ -47,6 +53,11 @@ class Reviewer {
   // side holds (`queues`, once it has listed their kind): that scheduler leaves the workload pending until the queue
   // exists. Nothing when the scheduler's queues are not objects, or the cluster side has not listed them.
   std::optional<std::string> missing_queue(const view::ReferenceStore* queues) const;
+
+  // A warning when the gangs' topology level is not among those of the scheduler's topology objects the cluster side
+  // holds (the profile's topologyObjects: a KAI Topology of the topology's name, a Kueue Topology): the scheduler
+  // leaves them pending until one has it. Nothing before the cluster side has listed that kind.
+  std::optional<std::string> missing_topology(const view::ReferenceStore* cluster) const;
 
   // A warning when the kind of PodGroup the profile makes for this workload's gangs is one the cluster side found the
   // API server does not serve (ReferenceStore::known_unserved): the workload would get no gang, silently.

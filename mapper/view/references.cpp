@@ -113,6 +113,26 @@ bool ReferenceStore::known_unserved(std::string_view group, std::string_view kin
   return unserved_kinds_.contains(entry);
 }
 
+void ReferenceStore::set_node_domains(std::shared_ptr<const NodeDomains> domains) {
+  std::unique_lock lock(mutex_);
+  node_domains_ = std::move(domains);
+}
+
+std::shared_ptr<const NodeDomains> ReferenceStore::node_domains() const {
+  std::shared_lock lock(mutex_);
+  return node_domains_;
+}
+
+std::vector<std::shared_ptr<const std::string>> ReferenceStore::objects_of(std::string_view group,
+                                                                           std::string_view kind) const {
+  const std::string prefix = kind_key(group, kind);
+  std::vector<std::shared_ptr<const std::string>> out;
+  std::shared_lock lock(mutex_);
+  for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.starts_with(prefix); ++it)
+    out.push_back(it->second);
+  return out;
+}
+
 size_t ReferenceStore::size() const {
   std::shared_lock lock(mutex_);
   return objects_.size();

@@ -16,6 +16,7 @@
 #include "base/json/value.h"
 #include "base/result.h"
 #include "mapper/catalog/definition.h"
+#include "mapper/view/node_domains.h"
 
 namespace wm::view {
 
@@ -35,11 +36,17 @@ class ReferenceStore {
   // The object's JSON text; null when the store does not hold it. Cluster-scoped objects have an empty namespace.
   std::shared_ptr<const std::string> find(std::string_view group, std::string_view kind,
                                           std::string_view namespace_name, std::string_view name) const;
+  // Every object of one kind that the store holds (in name order within each namespace).
+  std::vector<std::shared_ptr<const std::string>> objects_of(std::string_view group, std::string_view kind) const;
   size_t size() const;
   // Kinds the cluster side asked discovery about and found not served (a profile's PodGroup kind whose API or CRD is
   // not there), by group and kind: admission warns that a workload gets no gang. Served again: set_served(true).
   void set_served(std::string_view group, std::string_view kind, bool served);
   bool known_unserved(std::string_view group, std::string_view kind) const;
+  // The cluster's topology domains (NodeDomains), as the cluster side last summed its Nodes; null until it has listed
+  // them, or when no topology asks.
+  void set_node_domains(std::shared_ptr<const NodeDomains> domains);
+  std::shared_ptr<const NodeDomains> node_domains() const;
 
  private:
   static std::string kind_key(std::string_view group, std::string_view kind);  // "group/kind/": its objects' prefix
@@ -49,6 +56,7 @@ class ReferenceStore {
   std::map<std::string, std::shared_ptr<const std::string>, std::less<>> objects_;
   std::set<std::string, std::less<>> listed_kinds_;    // kind_key()
   std::set<std::string, std::less<>> unserved_kinds_;  // kind_key()
+  std::shared_ptr<const NodeDomains> node_domains_;
 };
 
 // The document a definition with references reads: {object, references: {name: object}} evaluated by its

@@ -65,11 +65,12 @@ WRAPPER
 
 # run_operator NAME DIR MODULE_DIR BINARY [CONFIG]: a controller-runtime operator beside the control plane of up.sh
 # DIR, as its own manifests install it (see operator.sh). MODULE_DIR holds its go.mod and operator.conf (module,
-# package, config_api, webhooks, and crds: its CRD manifests, when the release needs its own over ../shared/crds);
+# package, config_api, webhooks, crds: its CRD manifests, when the release needs its own over ../shared/crds, and
+# reinvocation: its mutating webhooks' reinvocationPolicy, where its install offers one to set);
 # CONFIG is more of its Configuration, as YAML. Logs in DIR/logs/NAME-controller.log.
 run_operator() {
   local name=$1 dir=$2 module_dir=$3 binary=$4 config_extra=${5:-}
-  local module package config_api webhooks crds=""
+  local module package config_api webhooks crds="" reinvocation=""
   [[ -f $module_dir/operator.conf ]] || { echo "run_operator: no $module_dir/operator.conf" >&2; return 2; }
   source "$module_dir/operator.conf"
   local bin=${WM_CLUSTER_BIN:-$(dirname "${BASH_SOURCE[0]}")/../../build/cluster/bin}
@@ -95,10 +96,12 @@ CONFIG
   ca=$(base64 -w0 < "$dir/pki/ca.crt")
   "${kubectl[@]}" kustomize "$source_dir/$webhooks" |
     "${kubectl[@]}" create --dry-run=client -o json -f - |
-    jq --arg name "$name" --arg base "https://127.0.0.1:$webhook_port" --arg ca "$ca" '
+    jq --arg name "$name" --arg base "https://127.0.0.1:$webhook_port" --arg ca "$ca" --arg again "$reinvocation" '
       select(.kind | endswith("WebhookConfiguration"))
       | .metadata.name = $name + "-" + .metadata.name
-      | .webhooks |= map(.clientConfig = {url: ($base + .clientConfig.service.path), caBundle: $ca})' |
+      | .webhooks |= map(.clientConfig = {url: ($base + .clientConfig.service.path), caBundle: $ca})
+      | if $again != "" and .kind == "MutatingWebhookConfiguration"
+        then .webhooks |= map(.reinvocationPolicy = $again) else . end' |
     "${kubectl[@]}" apply --server-side -f - > "$dir/logs/$name-webhooks.log"
 
   wait_ready "$name-controller" "http://127.0.0.1:$health_port/readyz" || return 1

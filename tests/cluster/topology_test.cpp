@@ -3,9 +3,13 @@
 // workloads in a namespace whose rule has no topology are the control. Under KAI (its podgrouper reads the workload's
 // annotations into the PodGroup's topologyConstraint, over a kai.scheduler Topology of the rack level) and under
 // native (kube-scheduler's topology placement, feature gate TopologyAwareWorkloadScheduling, reading the PodGroup's
-// schedulingConstraints): a gang larger than a rack binds none of its pods, and binds across racks without the line;
-// a gang that fits only the rack with room lands there whole. Nothing here binds a pod or makes a PodGroup.
+// schedulingConstraints) and under Kueue (topology-aware scheduling: a Topology behind the pool's ResourceFlavor, the
+// pod sets' podset-required-topology): a gang larger than a rack binds none of its pods (Kueue admits none), and binds
+// across racks without the line; a gang that fits only the rack with room lands there whole. Admission warns of the
+// gang larger than a rack, from the Nodes the cluster side watches, and of KAI's missing Topology. Nothing here binds a
+// pod or makes a PodGroup.
 #include <catch2/catch.hpp>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -24,7 +28,8 @@ constexpr const char* kRack = "example.com/rack";
 std::string topology_policy(const std::string& profile, const std::string& topology, const std::string& placed,
                             const std::string& free) {
   const std::string shipped = read_file(source_path("manifests/base/policy.yaml"));
-  const std::string rule = "  kinds: [\"*\"]\n  profile: " + profile + "\n  failurePolicy: Fail\n";
+  const std::string rule = "  kinds: [\"*\"]\n  profile: " + profile + "\n  failurePolicy: Fail\n" +
+                           (profile == "kueue" ? "  queue: {value: team}\n" : "");
   return shipped.substr(0, shipped.find("\nrules:")) + "\ntopologies:\n  " + topology + ":\n    levels: [" + kRack +
          "]\nrules:\n- name: placed\n  namespaces: [\"" + placed + "\"]\n" + rule + "  topology: {name: " + topology +
          ", required: " + kRack + "}\n- name: free\n  namespaces: [\"" + free + "\"]\n" + rule +
@@ -57,16 +62,18 @@ std::set<std::string> racks_used(const std::string& ns, const std::string& name,
   return out;
 }
 
-// What the scheduler recorded of the gang's constraint: the PodGroup's required level, as the API server kept it.
+// What the scheduler recorded of the gang's constraint, as the API server kept it: the PodGroup's required level (KAI,
+// native), the Workload's pod sets' topology request (Kueue).
 std::string recorded_level(const std::string& profile, const std::string& ns) {
-  const bool kai = profile == "kai";
+  const std::map<std::string, std::pair<std::string, std::string>> where = {
+      {"kai", {"podgroups.scheduling.run.ai", "{.items[*].spec.topologyConstraint.requiredTopologyLevel}"}},
+      {"native", {"podgroups.scheduling.k8s.io", "{.items[*].spec.schedulingConstraints.topology[*].key}"}},
+      {"kueue", {"workloads.kueue.x-k8s.io", "{.items[*].spec.podSets[*].topologyRequest.required}"}}};
   std::string level;
   eventually(
       [&] {
         CommandResult r = Cluster::get().kubectl(
-            {"get", kai ? "podgroups.scheduling.run.ai" : "podgroups.scheduling.k8s.io", "-n", ns, "-o",
-             kai ? "jsonpath={.items[*].spec.topologyConstraint.requiredTopologyLevel}"
-                 : "jsonpath={.items[*].spec.schedulingConstraints.topology[*].key}"});
+            {"get", where.at(profile).first, "-n", ns, "-o", "jsonpath=" + where.at(profile).second});
         level = r.status == 0 ? r.out : "";
         return !level.empty();
       },
@@ -74,58 +81,120 @@ std::string recorded_level(const std::string& profile, const std::string& ns) {
   return level;
 }
 
+std::string topology_object(const std::string& api_version, const std::string& name) {
+  return "apiVersion: " + api_version + "\nkind: Topology\nmetadata: {name: " + name +
+         "}\nspec:\n  levels:\n  - nodeLabel: " + kRack + "\n";
+}
+
+// Kueue's topology-aware scheduling: a Topology of the rack level behind the pool's ResourceFlavor, a ClusterQueue of
+// every GPU of the pool, and queue `team` in each namespace.
+void kueue_racks(const std::string& pool, const std::vector<std::string>& namespaces) {
+  std::string objects = topology_object("kueue.x-k8s.io/v1beta2", pool) +
+                        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: " + pool +
+                        "}\nspec:\n  nodeLabels: {workload-map.io/node-pool: " + pool + "}\n  topologyName: " + pool +
+                        "\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: " + pool +
+                        "}\nspec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n"
+                        "    flavors:\n    - name: " +
+                        pool + "\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 64}\n";
+  for (const auto& ns : namespaces)
+    objects += "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team, namespace: " + ns +
+               "}\nspec: {clusterQueue: " + pool + "}\n";
+  CommandResult r = Cluster::get().kubectl({"apply", "-f", "-"}, objects);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+}
+
+// What a server-side dry run of `yaml` in `ns` is warned of, once `said` holds for the warnings (within 30 s).
+std::string warnings_once(const std::string& ns, const std::string& yaml,
+                          const std::function<bool(const std::string&)>& said) {
+  std::string warnings;
+  eventually(
+      [&] {
+        warnings = Cluster::get().kubectl({"create", "--dry-run=server", "-n", ns, "-f", "-"}, yaml).err;
+        return said(warnings);
+      },
+      30s, 500ms);
+  return warnings;
+}
+
+bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+struct Racks {
+  std::string profile, pool, placed, free;
+  int bound(const std::string& ns, const std::string& name) const {
+    return count_pods(ns, "jobset.sigs.k8s.io/jobset-name=" + name).bound;
+  }
+  void delete_jobsets(const std::string& ns, const std::string& name) const {
+    Cluster::get().kubectl({"delete", "jobsets", "--all", "-n", ns, "--wait=true"});
+    REQUIRE(
+        eventually([&] { return count_pods(ns, "jobset.sigs.k8s.io/jobset-name=" + name).total == 0; }, 60s, 500ms));
+  }
+};
+
+// 5 pods x 8 GPUs (40 GPUs, more than a rack's 32): admission warns, and under the line the scheduler binds none (Kueue
+// admits none: no pod is made); without it, all five bind, across both racks.
+void larger_than_a_rack(const Racks& r) {
+  const std::string wide = jobset_yaml({.name = "wide", .jobs = {{"workers", 5}}, .gpus = 8, .pool = r.pool});
+  if (r.profile == "kai") {
+    // KAI places by a Topology of the policy topology's name: until there is one, admission says KAI has none.
+    const std::string said = warnings_once(r.placed, wide, [](const std::string& w) { return has(w, "cannot place"); });
+    CHECK_THAT(said, Catch::Contains("no kai.scheduler/v1alpha1 Topology named " + r.pool + " exists"));
+    REQUIRE(Cluster::get().kubectl({"apply", "-f", "-"}, topology_object("kai.scheduler/v1alpha1", r.pool)).status ==
+            0);
+  }
+  const std::string said = warnings_once(
+      r.placed, wide, [](const std::string& w) { return has(w, "never starts") && !has(w, "cannot place"); });
+  CHECK_THAT(said, Catch::Contains("gang wide needs 40 nvidia.com/gpu inside one " + std::string(kRack) +
+                                   ", and the largest (" + kRack + "=" + r.pool + "-r") &&
+                       Catch::Contains(", 4 nodes) has 32") && !Catch::Contains("cannot place"));
+  kubectl_apply(r.placed, wide);
+  if (r.profile != "kueue")
+    REQUIRE(
+        eventually([&] { return count_pods(r.placed, "jobset.sigs.k8s.io/jobset-name=wide").total == 5; }, 60s, 500ms));
+  {
+    INFO(describe(r.placed));
+    CHECK(recorded_level(r.profile, r.placed) == kRack);
+    CHECK(stays([&] { return r.bound(r.placed, "wide") == 0; }, 10s));
+    if (r.profile == "kueue")  // suspended from its creation (docs/gangs.md: Kueue's webhooks called again)
+      CHECK(count_pods(r.placed, "jobset.sigs.k8s.io/jobset-name=wide").total == 0);
+  }
+  r.delete_jobsets(r.placed, "wide");
+  kubectl_apply(r.free, wide);
+  const bool all = eventually([&] { return r.bound(r.free, "wide") == 5; }, 60s, 500ms);
+  INFO(describe(r.free));
+  REQUIRE(all);
+  CHECK(racks_used(r.free, "wide", r.pool).size() == 2);
+  r.delete_jobsets(r.free, "wide");
+}
+
+// Rack r0 half full (2 fillers of 8 GPUs, pinned there, of the namespace without the line): a gang of 3 x 8 GPUs fits
+// only r1, where it lands whole.
+void lands_in_the_rack_with_room(const Racks& r) {
+  std::string filler = jobset_yaml({.name = "filler", .jobs = {{"hold", 2}}, .gpus = 8, .pool = r.pool});
+  const std::string selector = "{workload-map.io/node-pool: " + r.pool + "}";
+  filler.replace(filler.find(selector), selector.size(),
+                 "{workload-map.io/node-pool: " + r.pool + ", " + kRack + ": " + r.pool + "-r0}");
+  kubectl_apply(r.free, filler);
+  REQUIRE(eventually([&] { return r.bound(r.free, "filler") == 2; }, 60s, 500ms));
+  kubectl_apply(r.placed, jobset_yaml({.name = "fits", .jobs = {{"workers", 3}}, .gpus = 8, .pool = r.pool}));
+  const bool all = eventually([&] { return r.bound(r.placed, "fits") == 3; }, 60s, 500ms);
+  INFO(describe(r.placed));
+  REQUIRE(all);
+  CHECK(racks_used(r.placed, "fits", r.pool) == std::set<std::string>{r.pool + "-r1"});
+}
+
 void gangs_stay_in_one_rack(const std::string& profile) {
   start_scheduler(profile);
-  const std::string pool = node_pool("racks-" + profile);
-  add_nodes(pool, 4, 8, {std::string(kRack) + "=" + pool + "-r0"});
-  add_nodes(pool, 4, 8, {std::string(kRack) + "=" + pool + "-r1"});
-  const std::string placed = make_namespace("placed-" + profile, true), free = make_namespace("free-" + profile, true);
-  if (profile == "kai") {
-    Cluster::get().kubectl({"apply", "-f", "-"},
-                           "apiVersion: kai.scheduler/v1alpha1\nkind: Topology\nmetadata:\n"
-                           "  name: " +
-                               pool + "\nspec:\n  levels:\n  - nodeLabel: " + kRack + "\n");
-  }
-  RegisteredWebhook webhook(topology_policy(profile, pool, placed, free), "base",
+  Racks r{profile, node_pool("racks-" + profile), "", ""};
+  add_nodes(r.pool, 4, 8, {std::string(kRack) + "=" + r.pool + "-r0"});
+  add_nodes(r.pool, 4, 8, {std::string(kRack) + "=" + r.pool + "-r1"});
+  r.placed = make_namespace("placed-" + profile, true);
+  r.free = make_namespace("free-" + profile, true);
+  if (profile == "kueue") kueue_racks(r.pool, {r.placed, r.free});
+  RegisteredWebhook webhook(topology_policy(profile, r.pool, r.placed, r.free), "base",
                             cluster_side_args("racks-" + profile));
-  auto bound = [&](const std::string& ns, const std::string& name) {
-    return count_pods(ns, "jobset.sigs.k8s.io/jobset-name=" + name).bound;
-  };
-
-  // 5 pods x 8 GPUs: 40 GPUs, more than a rack's 32.
-  kubectl_apply(placed, jobset_yaml({.name = "wide", .jobs = {{"workers", 5}}, .gpus = 8, .pool = pool}));
-  REQUIRE(eventually([&] { return count_pods(placed, "jobset.sigs.k8s.io/jobset-name=wide").total == 5; }, 60s, 500ms));
-  {
-    INFO(describe(placed));
-    CHECK(stays([&] { return bound(placed, "wide") == 0; }, 10s));
-    CHECK(recorded_level(profile, placed) == kRack);
-  }
-  Cluster::get().kubectl({"delete", "jobsets", "--all", "-n", placed, "--wait=true"});
-  REQUIRE(eventually([&] { return count_pods(placed, "jobset.sigs.k8s.io/jobset-name=wide").total == 0; }, 60s, 500ms));
-  // Without the line, the same gang binds, across both racks.
-  kubectl_apply(free, jobset_yaml({.name = "wide", .jobs = {{"workers", 5}}, .gpus = 8, .pool = pool}));
-  {
-    const bool all = eventually([&] { return bound(free, "wide") == 5; }, 60s, 500ms);
-    INFO(describe(free));
-    REQUIRE(all);
-    CHECK(racks_used(free, "wide", pool).size() == 2);
-  }
-  Cluster::get().kubectl({"delete", "jobsets", "--all", "-n", free, "--wait=true"});
-  REQUIRE(eventually([&] { return count_pods(free, "jobset.sigs.k8s.io/jobset-name=wide").total == 0; }, 60s, 500ms));
-
-  // Rack r0 half full (2 fillers of 8 GPUs, pinned there, of the namespace without the line): a gang of 3 x 8 GPUs
-  // fits only r1, where it lands whole.
-  std::string filler = jobset_yaml({.name = "filler", .jobs = {{"hold", 2}}, .gpus = 8, .pool = pool});
-  const std::string selector = "{workload-map.io/node-pool: " + pool + "}";
-  filler.replace(filler.find(selector), selector.size(),
-                 "{workload-map.io/node-pool: " + pool + ", " + kRack + ": " + pool + "-r0}");
-  kubectl_apply(free, filler);
-  REQUIRE(eventually([&] { return bound(free, "filler") == 2; }, 60s, 500ms));
-  kubectl_apply(placed, jobset_yaml({.name = "fits", .jobs = {{"workers", 3}}, .gpus = 8, .pool = pool}));
-  const bool all = eventually([&] { return bound(placed, "fits") == 3; }, 60s, 500ms);
-  INFO(describe(placed));
-  REQUIRE(all);
-  CHECK(racks_used(placed, "fits", pool) == std::set<std::string>{pool + "-r1"});
+  larger_than_a_rack(r);
+  lands_in_the_rack_with_room(r);
 }
 
 }  // namespace
@@ -140,4 +209,10 @@ TEST_CASE(
     "native: topology: a gang kept in one rack binds none of its pods when larger than a rack, and "
     "lands whole in the rack with room") {
   gangs_stay_in_one_rack("native");
+}
+
+TEST_CASE(
+    "kueue: topology: a gang kept in one rack is admitted to none when larger than a rack, and lands whole in the "
+    "rack with room") {
+  gangs_stay_in_one_rack("kueue");
 }

@@ -49,6 +49,18 @@ TEST_CASE(
            gvk.kind.ends_with("WorkflowTemplate")));
 }
 
+TEST_CASE("References: the profiles' topology objects are watched only while a rule names a topology") {
+  CHECK_FALSE(referenced_kinds(shipped_state()->current()).count("kai.scheduler/Topology"));
+  std::string policy = test::read_file(test::source_path("manifests/base/policy.yaml"));
+  policy.insert(policy.find("\nrules:\n") + 1, "topologies:\n  racks: {levels: [example.com/rack]}\n");
+  policy +=
+      "- name: racks\n  namespaces: [racks]\n  profile: kai\n  topology: {name: racks, required: example.com/rack}\n";
+  const auto wanted = referenced_kinds(test::state_with_policy(policy, "topology-policy.yaml")->current());
+  REQUIRE(wanted.count("kai.scheduler/Topology"));
+  CHECK(wanted.at("kai.scheduler/Topology").version == "v1alpha1");
+  CHECK(wanted.count("kueue.x-k8s.io/Topology"));
+}
+
 TEST_CASE("References: what the list and the watch bring is held for admission, without managed fields") {
   test::FakeCluster cluster(shipped_state());
   const std::string trainer = "/apis/trainer.kubeflow.org/v1alpha1";

@@ -152,4 +152,57 @@ TEST_CASE("topology: the policy refuses a topology it cannot place, naming the f
   CHECK(errors[0].field == "topologies.t.levels");
 }
 
+TEST_CASE("topology: a profile's topology objects, and a level the scheduler has none of said") {
+  const TopologySource kai{{"kai.scheduler", "v1alpha1", "Topology"}, true, "/spec/levels/*/nodeLabel"};
+  const TopologySource kueue{{"kueue.x-k8s.io", "v1beta2", "Topology"}, false, "/spec/levels/*/nodeLabel"};
+  auto topology_object = [](const std::string& api_version, const std::string& name, const std::string& levels) {
+    return R"({"apiVersion":")" + api_version + R"(","kind":"Topology","metadata":{"name":")" + name +
+           R"("},"spec":{"levels":[)" + levels + "]}}";
+  };
+  const std::string block_rack = R"({"nodeLabel":"example.com/block"},{"nodeLabel":"example.com/rack"})";
+  simdjson::dom::parser parser;
+  CHECK(object_levels(parser.parse(topology_object("kai.scheduler/v1alpha1", "racks", block_rack)).value(),
+                      kai.levels) == std::vector<std::string>{"example.com/block", "example.com/rack"});
+
+  const catalog::TopologyConstraint rack{"racks", "example.com/rack", ""}, host{"racks", "", "kubernetes.io/hostname"};
+  view::ReferenceStore held;
+  CHECK_FALSE(missing_topology_level(kai, held, rack));  // not listed yet: nothing known
+  held.replace_kind("kai.scheduler", "Topology", {topology_object("kai.scheduler/v1alpha1", "rows", block_rack)});
+  CHECK(missing_topology_level(kai, held, rack) == "no kai.scheduler/v1alpha1 Topology named racks exists");
+  held.replace_kind("kai.scheduler", "Topology", {topology_object("kai.scheduler/v1alpha1", "racks", block_rack)});
+  CHECK_FALSE(missing_topology_level(kai, held, rack));
+  CHECK(missing_topology_level(kai, held, host) ==
+        "level kubernetes.io/hostname is not among the levels of kai.scheduler/v1alpha1 Topology racks "
+        "(example.com/block, example.com/rack)");
+
+  held.replace_kind("kueue.x-k8s.io", "Topology", {});
+  CHECK(missing_topology_level(kueue, held, rack) == "no kueue.x-k8s.io/v1beta2 Topology exists");
+  held.replace_kind("kueue.x-k8s.io", "Topology",
+                    {topology_object("kueue.x-k8s.io/v1beta2", "hosts", R"({"nodeLabel":"kubernetes.io/hostname"})"),
+                     topology_object("kueue.x-k8s.io/v1beta2", "default", block_rack)});
+  CHECK_FALSE(missing_topology_level(kueue, held, rack));  // any Topology of the kind may be a flavor's
+  CHECK_FALSE(missing_topology_level(kueue, held, host));
+  const catalog::TopologyConstraint zone{"racks", "topology.kubernetes.io/zone", ""};
+  CHECK(missing_topology_level(kueue, held, zone) ==
+        "level topology.kubernetes.io/zone is not among the levels of any kueue.x-k8s.io/v1beta2 Topology "
+        "(example.com/block, example.com/rack, kubernetes.io/hostname)");
+
+  // The policy names the field of a wrong topologyObjects.
+  for (const auto& [body, field] : std::vector<std::pair<std::string, std::string>>{
+           {"{apiVersion: kai.scheduler/v1alpha1, kind: Topology, levels: spec.levels}", "levels"},
+           {"{apiVersion: kai.scheduler/v1alpha1, levels: /spec/levels/*/nodeLabel}", ""},
+           {"{apiVersion: kai.scheduler/v1alpha1, kind: Topology, levels: /l, byname: true}", ".byname"}}) {
+    INFO(body);
+    yaml::Diagnostics errors;
+    CHECK_FALSE(
+        Policy::load("apiVersion: workload-map.io/v1alpha1\nkind: Policy\nschedulerProfiles:\n  p:\n"
+                     "    topologyObjects: " +
+                         body + "\nrules: []\n",
+                     "p", errors));
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors[0].field ==
+          "schedulerProfiles.p.topologyObjects" + (field.empty() || field[0] == '.' ? field : "." + field));
+  }
+}
+
 }  // namespace wm::policy

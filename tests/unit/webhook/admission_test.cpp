@@ -460,3 +460,80 @@ TEST_CASE("topology: a rule's level goes on the workload for KAI, and one its pr
 }
 
 }  // namespace wm::webhook
+
+namespace wm::webhook {
+namespace {
+
+// Nodes of two racks as the cluster side sums them (controllers/node_watch.h): rack-a of 3 nodes of 8 GPUs, rack-b of
+// 2, and a cordoned node of rack-b, which holds no new gang.
+std::shared_ptr<view::ReferenceStore> racks_of_nodes() {
+  std::map<std::string, view::NodeRoom, std::less<>> nodes;
+  const std::vector<std::string> keys = {"example.com/block", "example.com/rack"};
+  int n = 0;
+  for (const char* rack : {"rack-a", "rack-a", "rack-a", "rack-b", "rack-b"}) {
+    const std::string node = std::string(R"({"kind":"Node","metadata":{"labels":{"example.com/rack":")") + rack +
+                             R"("}},"status":{"allocatable":{"nvidia.com/gpu":"8","cpu":"64"}}})";
+    simdjson::dom::parser parser;
+    nodes.emplace("node-" + std::to_string(n++), *view::node_room(parser.parse(node).value(), keys));
+  }
+  auto store = std::make_shared<view::ReferenceStore>();
+  store->set_node_domains(std::make_shared<const view::NodeDomains>(nodes, keys));
+  return store;
+}
+
+TEST_CASE(
+    "topology: a gang larger than the largest domain of its required level is warned of, refused under the limit") {
+  const std::string racks = "topologies:\n  racks: {levels: [example.com/block, example.com/rack]}\n";
+  const std::string rack_rule = "- name: all\n  profile: kai\n  topology: {name: racks, required: example.com/rack}\n";
+  std::string gpus = jobset();  // 2 pods, then 4 of 8 GPUs each: 32 GPUs, more than rack-a's 24
+  gpus.replace(gpus.find("containers: [{name: t, image: t}]"), 33,
+               "containers: [{name: t, image: t, resources: {limits: {nvidia.com/gpu: 8}}}]");
+  std::string large = gpus;
+  large.replace(large.find("parallelism: 2, completions: 2"), 30, "parallelism: 4, completions: 4");
+
+  const Answer warned = answer(Endpoint::Validate, large, rack_rule + racks, racks_of_nodes());
+  CHECK(warned.allowed);
+  CHECK_THAT(warned.warnings,
+             Catch::Contains("JobSet team-a/train never starts under kai-scheduler: gang train needs 32 nvidia.com/gpu "
+                             "inside one example.com/rack, and the largest (example.com/rack=rack-a, 3 nodes) has 24"));
+  const Answer refused = answer(Endpoint::Validate, large,
+                                rack_rule + "  limits: {refuseUnmeetableGangs: true}\n" + racks, racks_of_nodes());
+  CHECK_FALSE(refused.allowed);
+  CHECK_THAT(refused.result.body, Catch::Contains("the largest (example.com/rack=rack-a, 3 nodes) has 24"));
+
+  // 16 GPUs fit rack-a; without the line, or before the cluster side has summed the Nodes, nothing is said.
+  CHECK(answer(Endpoint::Validate, gpus, rack_rule + racks, racks_of_nodes()).warnings.empty());
+  CHECK(answer(Endpoint::Validate, large, "- name: all\n  profile: kai\n" + racks, racks_of_nodes()).warnings.empty());
+  CHECK(answer(Endpoint::Validate, large, rack_rule + racks).warnings.empty());
+
+  // A level no node carries: the gang waits until nodes are labelled, a warning whatever the limits.
+  const Answer unlabelled =
+      answer(Endpoint::Validate, gpus,
+             "- name: all\n  profile: kai\n  topology: {name: racks, required: example.com/block}\n"
+             "  limits: {refuseUnmeetableGangs: true}\n" +
+                 racks,
+             racks_of_nodes());
+  CHECK(unlabelled.allowed);
+  CHECK_THAT(unlabelled.warnings, Catch::Contains("no schedulable node carries the label example.com/block, inside one "
+                                                  "value of which gang train must land"));
+}
+
+TEST_CASE("topology: a level the scheduler's topology objects lack is a warning, once the cluster side holds them") {
+  const std::string racks = "topologies:\n  racks: {levels: [example.com/block, example.com/rack]}\n";
+  const std::string rule = "- name: all\n  profile: kai\n  topology: {name: racks, required: example.com/rack}\n";
+  auto held = std::make_shared<view::ReferenceStore>();
+  CHECK(answer(Endpoint::Validate, jobset(), rule + racks, held).warnings.empty());  // KAI's Topologies not listed
+  held->replace_kind("kai.scheduler", "Topology",
+                     {R"({"apiVersion":"kai.scheduler/v1alpha1","kind":"Topology","metadata":{"name":"rows"},)"
+                      R"("spec":{"levels":[{"nodeLabel":"example.com/rack"}]}})"});
+  CHECK_THAT(
+      answer(Endpoint::Validate, jobset(), rule + racks, held).warnings,
+      Catch::Contains("JobSet team-a/train: kai-scheduler cannot place its gangs by topology racks: no "
+                      "kai.scheduler/v1alpha1 Topology named racks exists; it leaves them pending until one does"));
+  held->put(R"({"apiVersion":"kai.scheduler/v1alpha1","kind":"Topology","metadata":{"name":"racks"},)"
+            R"("spec":{"levels":[{"nodeLabel":"example.com/rack"}]}})");
+  CHECK(answer(Endpoint::Validate, jobset(), rule + racks, held).warnings.empty());
+}
+
+}  // namespace
+}  // namespace wm::webhook
