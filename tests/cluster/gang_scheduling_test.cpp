@@ -543,41 +543,48 @@ const TrainingJob kTrainingJobs[] = {{"PyTorchJob", "pytorchReplicaSpecs", "pyto
                                      {"XGBoostJob", "xgbReplicaSpecs", "xgboost", "Master"},
                                      {"PaddleJob", "paddleReplicaSpecs", "paddle", "Master"}};
 
-void training_minimum_starts(const std::string& profile, const TrainingJob& job) {
-  INFO(job.kind);
-  start_scheduler(profile);
-  start_operator("training-operator");
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-  };
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// One kind's job, in a pool of 2 nodes of 4 GPUs and a namespace of its own.
+struct TrainingRun {
+  const TrainingJob& job;
+  std::string pool, ns, yaml;
+  std::string pods() const { return "training.kubeflow.org/job-name=train"; }
+  std::string lead() const { return pods() + ",training.kubeflow.org/replica-type=" + lower(job.lead); }
+};
+
+TrainingRun training_run(const std::string& profile, const TrainingJob& job) {
   const std::string label = lower("min-" + job.kind + "-" + profile);
-  const std::string pool = node_pool(label);
-  add_nodes(pool, 2, 4);
-  const std::string ns = make_namespace(label, true);
-  RegisteredWebhook webhook(policy_for(ns, profile, bed_queue(profile)), "base", cluster_side_args(label));
-  const std::string pod = "        spec:\n          nodeSelector: {workload-map.io/node-pool: " + pool +
+  TrainingRun run{job, node_pool(label), "", ""};
+  add_nodes(run.pool, 2, 4);
+  run.ns = make_namespace(label, true);
+  const std::string pod = "        spec:\n          nodeSelector: {workload-map.io/node-pool: " + run.pool +
                           "}\n          containers: [{name: " + job.container +
                           ", image: registry.example/train:1, resources: {limits: {nvidia.com/gpu: 4}}}]\n";
-  const std::string yaml = "apiVersion: kubeflow.org/v1\nkind: " + job.kind +
-                           "\nmetadata: {name: train}\nspec:\n  runPolicy: {schedulingPolicy: {minAvailable: 2}}\n  " +
-                           job.replica_specs + ":\n    " + job.lead + ":\n      replicas: 1\n      template:\n" + pod +
-                           "    Worker:\n      replicas: 3\n      template:\n" + pod;
-  CHECK(profile_min_member(yaml, profile) == 2);
-  kubectl_apply(ns, yaml);
-  const std::string pods = "training.kubeflow.org/job-name=train";
-  const std::string lead = pods + ",training.kubeflow.org/replica-type=" + lower(job.lead);  // the operator's label
-  REQUIRE(eventually([&] { return count_pods(ns, pods).total == 4; }, 60s, 500ms));
-  const bool minimum_bound = eventually([&] { return count_pods(ns, pods).bound == 2; }, 60s, 500ms);
+  run.yaml = "apiVersion: kubeflow.org/v1\nkind: " + job.kind +
+             "\nmetadata: {name: train}\nspec:\n  runPolicy: {schedulingPolicy: {minAvailable: 2}}\n  " +
+             job.replica_specs + ":\n    " + job.lead + ":\n      replicas: 1\n      template:\n" + pod +
+             "    Worker:\n      replicas: 3\n      template:\n" + pod;
+  CHECK(profile_min_member(run.yaml, profile) == 2);
+  return run;
+}
+
+void training_minimum_started(const std::string& profile, const TrainingRun& run) {
+  INFO(run.job.kind);
+  const std::string& ns = run.ns;
+  REQUIRE(eventually([&] { return count_pods(ns, run.pods()).total == 4; }, 60s, 500ms));
+  const bool minimum_bound = eventually([&] { return count_pods(ns, run.pods()).bound == 2; }, 60s, 500ms);
   INFO(describe(ns));
   REQUIRE(minimum_bound);
-  CHECK(stays([&] { return count_pods(ns, pods).bound == 2; }, 5s));
-  if (profile == "volcano") CHECK(count_pods(ns, lead).bound == 1);
+  if (profile == "volcano") CHECK(count_pods(ns, run.lead()).bound == 1);
   const Cluster& cluster = Cluster::get();
   if (profile == "native") {  // kube-scheduler's own gang: every pod the operator made joined the job's PodGroup
     CHECK(cluster
-              .kubectl(
-                  {"get", "pods", "-n", ns, "-l", pods, "-o", "jsonpath={.items[*].spec.schedulingGroup.podGroupName}"})
+              .kubectl({"get", "pods", "-n", ns, "-l", run.pods(), "-o",
+                        "jsonpath={.items[*].spec.schedulingGroup.podGroupName}"})
               .out == "train train train train");
     return;
   }
@@ -585,31 +592,51 @@ void training_minimum_starts(const std::string& profile, const TrainingJob& job)
   // pods the operator made from them.
   const std::string stored =
       cluster
-          .kubectl({"get", lower(job.kind), "train", "-n", ns, "-o",
-                    "jsonpath={.spec." + job.replica_specs + ".Worker.template.spec.schedulerName}"})
+          .kubectl({"get", lower(run.job.kind), "train", "-n", ns, "-o",
+                    "jsonpath={.spec." + run.job.replica_specs + ".Worker.template.spec.schedulerName}"})
           .out;
   CHECK(!stored.empty());
   CHECK(stored != "default-scheduler");
-  CHECK(cluster.kubectl({"get", "pods", "-n", ns, "-l", pods, "-o", "jsonpath={.items[*].spec.schedulerName}"}).out ==
-        stored + " " + stored + " " + stored + " " + stored);
+  CHECK(cluster.kubectl({"get", "pods", "-n", ns, "-l", run.pods(), "-o", "jsonpath={.items[*].spec.schedulerName}"})
+            .out == stored + " " + stored + " " + stored + " " + stored);
+}
+
+// The four kinds side by side, each in its own pool and namespace, under one webhook: their waits overlap.
+void training_minimum_starts(const std::string& profile) {
+  start_scheduler(profile);
+  start_operator("training-operator");
+  std::vector<TrainingRun> runs;
+  for (const auto& job : kTrainingJobs) runs.push_back(training_run(profile, job));
+  std::string policy = policy_for(runs.front().ns, profile, bed_queue(profile)), namespaces;
+  for (const auto& run : runs) namespaces += (namespaces.empty() ? "\"" : ", \"") + run.ns + "\"";
+  const std::string one = "namespaces: [\"" + runs.front().ns + "\"]";
+  policy.replace(policy.find(one), one.size(), "namespaces: [" + namespaces + "]");
+  RegisteredWebhook webhook(policy, "base", cluster_side_args("min-training-" + profile));
+  for (const auto& run : runs) kubectl_apply(run.ns, run.yaml);
+  for (const auto& run : runs) training_minimum_started(profile, run);
+  // And none starts more than its minimum a while later.
+  CHECK(stays(
+      [&] {
+        return std::all_of(runs.begin(), runs.end(),
+                           [](const TrainingRun& run) { return count_pods(run.ns, run.pods()).bound == 2; });
+      },
+      5s));
 }
 
 }  // namespace
 
 TEST_CASE("volcano: a Kubeflow training job's minAvailable starts its lead and the minimum of workers") {
-  for (const auto& job : kTrainingJobs) training_minimum_starts("volcano", job);
+  training_minimum_starts("volcano");
 }
 TEST_CASE("coscheduling: a Kubeflow training job's minAvailable starts its minimum of pods") {
-  for (const auto& job : kTrainingJobs) training_minimum_starts("coscheduling", job);
+  training_minimum_starts("coscheduling");
 }
-TEST_CASE("kai: a Kubeflow training job's minAvailable starts its minimum of pods") {
-  for (const auto& job : kTrainingJobs) training_minimum_starts("kai", job);
-}
+TEST_CASE("kai: a Kubeflow training job's minAvailable starts its minimum of pods") { training_minimum_starts("kai"); }
 TEST_CASE("yunikorn: a Kubeflow training job's minAvailable starts its minimum of pods") {
-  for (const auto& job : kTrainingJobs) training_minimum_starts("yunikorn", job);
+  training_minimum_starts("yunikorn");
 }
 TEST_CASE("native: a Kubeflow training job's minAvailable starts its minimum of pods") {
-  for (const auto& job : kTrainingJobs) training_minimum_starts("native", job);
+  training_minimum_starts("native");
 }
 
 // A Volcano Job of a ps and 4 workers of 4 GPUs each with minAvailable 3, on 12 GPUs. Volcano's own job controller

@@ -59,6 +59,7 @@ TEST_CASE("References: the profiles' topology objects are watched only while a r
   REQUIRE(wanted.count("kai.scheduler/Topology"));
   CHECK(wanted.at("kai.scheduler/Topology").version == "v1alpha1");
   CHECK(wanted.count("kueue.x-k8s.io/Topology"));
+  CHECK(wanted.count("topology.volcano.sh/HyperNode"));
 }
 
 TEST_CASE("References: what the list and the watch bring is held for admission, without managed fields") {

@@ -187,6 +187,16 @@ TEST_CASE("topology: a profile's topology objects, and a level the scheduler has
         "level topology.kubernetes.io/zone is not among the levels of any kueue.x-k8s.io/v1beta2 Topology "
         "(example.com/block, example.com/rack, kubernetes.io/hostname)");
 
+  // Volcano's HyperNodes: one level each, the tier name label discovery gives it.
+  const TopologySource volcano{{"topology.volcano.sh", "v1alpha1", "HyperNode"}, false, "/spec/tierName"};
+  held.replace_kind("topology.volcano.sh", "HyperNode",
+                    {R"({"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"h-1"},)"
+                     R"("spec":{"tier":1,"tierName":"example.com/rack"}})"});
+  CHECK_FALSE(missing_topology_level(volcano, held, rack));
+  CHECK(missing_topology_level(volcano, held, zone) ==
+        "level topology.kubernetes.io/zone is not among the levels of any topology.volcano.sh/v1alpha1 HyperNode "
+        "(example.com/rack)");
+
   // The policy names the field of a wrong topologyObjects.
   for (const auto& [body, field] : std::vector<std::pair<std::string, std::string>>{
            {"{apiVersion: kai.scheduler/v1alpha1, kind: Topology, levels: spec.levels}", "levels"},
