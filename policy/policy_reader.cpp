@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "base/json/json_read.h"
 #include "base/yaml/yaml_guard.h"
 #include "base/yaml/yaml_reader.h"
 #include "policy/embedded_policy.h"
@@ -129,9 +130,9 @@ class PolicyReader : public yaml::YamlReader {
     }
     if (!has_kind) return kind;
     const std::string api_version = node["apiVersion"].Scalar();
-    const auto slash = api_version.find('/');
-    kind.group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-    kind.version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    const auto [group, version] = json::split_api_version(api_version);
+    kind.group = group;
+    kind.version = version;
     kind.kind = node["kind"].Scalar();
     return kind;
   }
