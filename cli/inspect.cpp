@@ -82,11 +82,17 @@ struct TopologyShown {
 };
 
 void print_topology(const view::WorkloadView& view, const TopologyShown& shown) {
-  for (const auto& g : view.gangs)
-    if (g.topology)
-      std::cout << "gang " << g.name << " topology " << g.topology->topology_name << ": required "
-                << (g.topology->required_level.empty() ? "-" : g.topology->required_level) << ", preferred "
-                << (g.topology->preferred_level.empty() ? "-" : g.topology->preferred_level) << "\n";
+  auto level = [](const std::string& l) { return l.empty() ? std::string("-") : l; };
+  for (const auto& g : view.gangs) {
+    if (!g.topology) continue;
+    const catalog::TopologyConstraint& t = *g.topology;
+    std::cout << "gang " << g.name << " topology " << t.topology_name << ": required " << level(t.required_level)
+              << ", preferred " << level(t.preferred_level);
+    if (t.has_sub_group_levels())
+      std::cout << "; each sub-group: required " << level(t.sub_group_required_level) << ", preferred "
+                << level(t.sub_group_preferred_level);
+    std::cout << "\n";
+  }
   for (const auto& w : shown.writes) std::cout << "topology writes " << w << "\n";
   for (const auto& d : shown.dropped) std::cout << "topology dropped: " << d << "\n";
 }

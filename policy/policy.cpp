@@ -49,7 +49,8 @@ const Rule* Policy::match(std::string_view namespace_name, std::string_view grou
 }
 
 bool ProfileEdits::uses(const char* variable) const {
-  for (const TemplatePairs* list : {&pod_labels, &pod_annotations, &workload_labels, &workload_annotations})
+  for (const TemplatePairs* list :
+       {&pod_labels, &pod_annotations, &workload_labels, &workload_annotations, &sub_group_annotations})
     for (const auto& [key, t] : *list)
       if (t.uses(variable)) return true;
   return pod_scheduling_group && pod_scheduling_group->uses(variable);
@@ -68,6 +69,8 @@ void ProfileEdits::note_costly_values() {
   carries_preferred_topology = writes("topologyPreferred");
   carries_preferred_topology_alone =
       carries_preferred_topology || writes("topologyPreferredOnly") || writes("topologyMode");
+  carries_sub_group_required_topology = writes("topologySubGroupRequired");
+  carries_sub_group_preferred_topology = writes("topologySubGroupPreferred");
 }
 
 ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
@@ -88,6 +91,7 @@ ProfileEdits merged_edits(const ProfileEdits& base, const ProfileEdits& over) {
   merge(out.pod_annotations, over.pod_annotations, over.removed_pod_annotations);
   merge(out.workload_labels, over.workload_labels, over.removed_workload_labels);
   merge(out.workload_annotations, over.workload_annotations, over.removed_workload_annotations);
+  merge(out.sub_group_annotations, over.sub_group_annotations, over.removed_sub_group_annotations);
   if (over.removes_pod_group) out.pod_group = nullptr;
   if (over.pod_group) out.pod_group = over.pod_group;
   if (over.removes_workload) out.workload = nullptr;

@@ -24,9 +24,12 @@ using TemplatePairs = std::vector<std::pair<std::string, ValueTemplate>>;
 struct ProfileEdits {
   std::optional<std::string> scheduler_name;
   TemplatePairs pod_labels, pod_annotations, workload_labels, workload_annotations;
+  // On the metadata of each sub-group of the gang, where the definition names it (its
+  // workload-map.io/sub-group-metadata): where a scheduler's grouper reads a sub-group's own topology.
+  TemplatePairs sub_group_annotations;
   // Keys an override sets to null: taken out of the profile's edits when merged.
   std::vector<std::string> removed_pod_labels, removed_pod_annotations, removed_workload_labels,
-      removed_workload_annotations;
+      removed_workload_annotations, removed_sub_group_annotations;
   // The object the scheduler needs per gang (a PodGroup), made after admission; an override's null drops it.
   std::shared_ptr<const ObjectTemplate> pod_group;
   bool removes_pod_group = false;
@@ -49,6 +52,7 @@ struct ProfileEdits {
   // What of a gang's topology these edits hand to the scheduler (noted with the above): the required level, the
   // preferred one beside it, the preferred one alone. What they do not carry is dropped, and admission says so.
   bool carries_required_topology = false, carries_preferred_topology = false, carries_preferred_topology_alone = false;
+  bool carries_sub_group_required_topology = false, carries_sub_group_preferred_topology = false;
   void note_costly_values();
 };
 

@@ -61,6 +61,8 @@ class PolicyReader : public yaml::YamlReader {
         templates(node["workloadLabels"], field + ".workloadLabels", removed(e.removed_workload_labels));
     e.workload_annotations =
         templates(node["workloadAnnotations"], field + ".workloadAnnotations", removed(e.removed_workload_annotations));
+    e.sub_group_annotations = templates(node["subGroupAnnotations"], field + ".subGroupAnnotations",
+                                        removed(e.removed_sub_group_annotations));
     if (YAML::Node pg = node["podGroup"]; pg.IsDefined()) pod_group(pg, field, is_override, e);
     if (YAML::Node w = node["workload"]; w.IsDefined()) workload(w, field, is_override, e);
     e.note_costly_values();
@@ -216,17 +218,26 @@ std::vector<Topology> read_topologies(PolicyReader& r, const YAML::Node& node) {
   return out;
 }
 
-// A rule's topology: {name, required, preferred}, each level one of the named topology's, the preferred no wider than
-// the required (levels go broadest first).
+// A rule's topology: {name, required, preferred, subGroups: {required, preferred}}, each level one of the named
+// topology's, the preferred no wider than the required (levels go broadest first), a sub-group's level no wider than
+// the gang's.
 std::optional<catalog::TopologyConstraint> read_rule_topology(PolicyReader& r, const YAML::Node& node,
                                                               const std::string& field,
                                                               const std::vector<Topology>& topologies) {
-  if (!r.map(node, field, {"name", "required", "preferred"})) return std::nullopt;
-  auto text = [&](const char* key) {
-    const YAML::Node n = node[key];
+  if (!r.map(node, field, {"name", "required", "preferred", "subGroups"})) return std::nullopt;
+  const YAML::Node sub = node["subGroups"];
+  if (sub.IsDefined() && !r.map(sub, field + ".subGroups", {"required", "preferred"})) return std::nullopt;
+  // An absent subGroups is an invalid node, which yaml-cpp throws for when indexed.
+  auto child = [](const YAML::Node& at, const char* key) {
+    return at.IsDefined() && at.IsMap() ? at[key] : YAML::Node();
+  };
+  auto text_of = [&](const YAML::Node& at, const char* key) {
+    const YAML::Node n = child(at, key);
     return n.IsDefined() && n.IsScalar() ? n.Scalar() : std::string();
   };
-  catalog::TopologyConstraint c{text("name"), text("required"), text("preferred")};
+  auto text = [&](const char* key) { return text_of(node, key); };
+  catalog::TopologyConstraint c{text("name"), text("required"), text("preferred"), text_of(sub, "required"),
+                                text_of(sub, "preferred")};
   const auto named =
       std::find_if(topologies.begin(), topologies.end(), [&](const Topology& t) { return t.name == c.topology_name; });
   if (named == topologies.end()) {
@@ -236,29 +247,35 @@ std::optional<catalog::TopologyConstraint> read_rule_topology(PolicyReader& r, c
             "must name one of the policy's topologies (" + (known.empty() ? std::string("it has none") : known) + ")");
     return std::nullopt;
   }
-  if (c.required_level.empty() && c.preferred_level.empty()) {
-    r.error(node, field, "must name a required or a preferred level");
+  if (c.required_level.empty() && c.preferred_level.empty() && !c.has_sub_group_levels()) {
+    r.error(node, field, "must name a required or a preferred level, for the gang or its subGroups");
     return std::nullopt;
   }
   auto depth = [&](const std::string& level) {
     return std::find(named->levels.begin(), named->levels.end(), level) - named->levels.begin();
   };
   bool ok = true;
-  for (const char* key : {"required", "preferred"}) {
-    const std::string level = text(key);
-    if (level.empty() || depth(level) < static_cast<long>(named->levels.size())) continue;
-    std::string levels;
-    for (const auto& l : named->levels) levels += (levels.empty() ? "" : ", ") + l;
-    r.error(node[key], field + "." + key, level + " is not a level of topology " + named->name + " (" + levels + ")");
+  for (const auto& [at, prefix] : {std::pair{node, field}, std::pair{sub, field + ".subGroups"}})
+    for (const char* key : {"required", "preferred"}) {
+      const std::string level = text_of(at, key);
+      if (level.empty() || depth(level) < static_cast<long>(named->levels.size())) continue;
+      std::string levels;
+      for (const auto& l : named->levels) levels += (levels.empty() ? "" : ", ") + l;
+      r.error(at[key], prefix + "." + key, level + " is not a level of topology " + named->name + " (" + levels + ")");
+      ok = false;
+    }
+  // Each level no wider than the one it must sit inside: preferred in required, a sub-group's in the gang's.
+  auto inside = [&](const std::string& inner, const std::string& outer, const YAML::Node& at, const std::string& key,
+                    const char* outer_name) {
+    if (!ok || inner.empty() || outer.empty() || depth(inner) >= depth(outer)) return;
+    r.error(at, key, inner + " is wider than the " + outer_name + " " + outer + ": it must be that level or inside it");
     ok = false;
-  }
-  if (ok && !c.required_level.empty() && !c.preferred_level.empty() &&
-      depth(c.preferred_level) < depth(c.required_level)) {
-    r.error(node["preferred"], field + ".preferred",
-            c.preferred_level + " is wider than the required " + c.required_level +
-                ": the preferred level must be the required one or inside it");
-    ok = false;
-  }
+  };
+  inside(c.preferred_level, c.required_level, node["preferred"], field + ".preferred", "required");
+  inside(c.sub_group_required_level, c.required_level, child(sub, "required"), field + ".subGroups.required",
+         "gang's required level");
+  inside(c.sub_group_preferred_level, c.sub_group_required_level, child(sub, "preferred"),
+         field + ".subGroups.preferred", "sub-groups' required level");
   return ok ? std::optional(c) : std::nullopt;
 }
 
@@ -315,7 +332,8 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
   const std::string field = "schedulerProfiles." + name;
   if (!r.map(node, field,
              {"schedulerName", "gangRule", "minimums", "queues", "topologyObjects", "podLabels", "podAnnotations",
-              "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "podGroup", "workload", "overrides"}))
+              "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "subGroupAnnotations", "podGroup",
+              "workload", "overrides"}))
     return nullptr;
   auto profile = std::make_unique<SchedulerProfile>();
   profile->name = name;
@@ -332,10 +350,10 @@ std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::strin
   YAML::Node overrides = node["overrides"];
   for (size_t i = 0; overrides.IsDefined() && overrides.IsSequence() && i < overrides.size(); ++i) {
     const std::string of = field + ".overrides[" + std::to_string(i) + "]";
-    if (!r.map(
-            overrides[i], of,
-            {"kinds", "standalone", "when", "whenPodSpecHas", "schedulerName", "minimums", "podLabels",
-             "podAnnotations", "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "podGroup", "workload"}))
+    if (!r.map(overrides[i], of,
+               {"kinds", "standalone", "when", "whenPodSpecHas", "schedulerName", "minimums", "podLabels",
+                "podAnnotations", "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "subGroupAnnotations",
+                "podGroup", "workload"}))
       continue;
     SchedulerProfile::Override o{r.strings(overrides[i]["kinds"], of + ".kinds"),
                                  r.boolean(overrides[i]["standalone"], of + ".standalone", false), nullptr,

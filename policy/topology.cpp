@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mapper/view/gangs.h"
+
 namespace wm::policy {
 
 const catalog::TopologyConstraint* first_topology(const view::WorkloadView& view) {
@@ -19,6 +21,13 @@ std::vector<std::string> dropped_topology(const ProfileEdits& edits, const view:
   const bool preferred_carried =
       t->required_level.empty() ? edits.carries_preferred_topology_alone : edits.carries_preferred_topology;
   if (!t->preferred_level.empty() && !preferred_carried) dropped("preferred", t->preferred_level);
+  // A sub-group's level reaches a scheduler only on the sub-groups' metadata, where the kind's definition names it.
+  auto sub_dropped = [&](const char* which, const std::string& level, bool carried) {
+    if (!level.empty() && (!carried || view.sub_group_metadata.empty()))
+      out.push_back(std::string("its sub-groups' ") + which + " level " + level + " of topology " + t->topology_name);
+  };
+  sub_dropped("required", t->sub_group_required_level, edits.carries_sub_group_required_topology);
+  sub_dropped("preferred", t->sub_group_preferred_level, edits.carries_sub_group_preferred_topology);
   return out;
 }
 
@@ -26,13 +35,17 @@ std::vector<std::string> topology_writes(const ProfileEdits& edits, const view::
   std::vector<std::string> out;
   TemplateValues values;
   set_topology(values, first_topology(view));
+  const std::string group =
+      view.gangs.empty() ? view.name : view::gang_object_name(view.name, view.gangs, view.gangs[0]);
+  values.group = group;
   const std::pair<const char*, const TemplatePairs*> lists[] = {{"podLabels", &edits.pod_labels},
                                                                 {"podAnnotations", &edits.pod_annotations},
                                                                 {"workloadLabels", &edits.workload_labels},
-                                                                {"workloadAnnotations", &edits.workload_annotations}};
+                                                                {"workloadAnnotations", &edits.workload_annotations},
+                                                                {"subGroupAnnotations", &edits.sub_group_annotations}};
   for (const auto& [where, list] : lists)
     for (const auto& [key, t] : *list)
-      if (t.about_topology())
+      if (t.about_topology() && (list != &edits.sub_group_annotations || !view.sub_group_metadata.empty()))
         if (std::string value = t.render(values); !value.empty())
           out.push_back(std::string(where) + " " + key + "=" + value);
   return out;

@@ -28,6 +28,10 @@ const char* const kVariables[] = {"name",
                                   "topologyPreferred",
                                   "topologyPreferredOnly",
                                   "topologyMode",
+                                  "topologyGroup",
+                                  "topologySubGroupName",
+                                  "topologySubGroupRequired",
+                                  "topologySubGroupPreferred",
                                   "gangSize",
                                   "pods",
                                   "gpus"};
@@ -79,25 +83,14 @@ std::string ValueTemplate::render(const TemplateValues& v) const {
 
 void ValueTemplate::render_into(std::string& out, const TemplateValues& v) const {
   // In kVariables' order: the text variables, then the counts.
-  const std::string_view texts[] = {v.name,
-                                    v.namespace_name,
-                                    v.kind,
-                                    v.group,
-                                    v.component,
-                                    v.instance,
-                                    v.queue,
-                                    v.priority_class_name,
-                                    v.task_groups,
-                                    v.api_group,
-                                    v.object_name,
-                                    v.gang_template,
-                                    v.workload_object,
-                                    v.pod_scheduling_group,
-                                    v.topology_name,
-                                    v.topology_required,
-                                    v.topology_preferred,
-                                    v.topology_preferred_only,
-                                    v.topology_mode};
+  const std::string_view texts[] = {v.name, v.namespace_name, v.kind, v.group, v.component, v.instance, v.queue,
+                                    v.priority_class_name, v.task_groups, v.api_group, v.object_name, v.gang_template,
+                                    v.workload_object, v.pod_scheduling_group, v.topology_name, v.topology_required,
+                                    v.topology_preferred, v.topology_preferred_only, v.topology_mode,
+                                    // The gang's name, only where it has a topology (a scheduler that ties the
+                                    // gang's pod templates into one domain by a shared name: Kueue's podset groups).
+                                    v.topology_mode.empty() ? std::string_view() : v.group, v.topology_sub_group_name,
+                                    v.topology_sub_group_required, v.topology_sub_group_preferred};
   const long long counts[] = {v.gang_size, v.pods, v.gpus};
   constexpr int kTexts = static_cast<int>(std::size(texts));
   for (const auto& p : parts_) {
@@ -124,15 +117,21 @@ void set_topology(TemplateValues& values, const catalog::TopologyConstraint* top
   if (!topology) {
     values.topology_name = values.topology_required = values.topology_preferred = {};
     values.topology_preferred_only = values.topology_mode = {};
+    values.topology_sub_group_name = values.topology_sub_group_required = values.topology_sub_group_preferred = {};
     return;
   }
-  values.topology_name = topology->topology_name;
+  values.topology_sub_group_name = topology->has_sub_group_levels() ? topology->topology_name : std::string_view();
+  values.topology_sub_group_required = topology->sub_group_required_level;
+  values.topology_sub_group_preferred = topology->sub_group_preferred_level;
   values.topology_required = topology->required_level;
   values.topology_preferred = topology->preferred_level;
   values.topology_preferred_only = topology->required_level.empty() ? topology->preferred_level : std::string_view();
   values.topology_mode = !topology->required_level.empty()    ? "hard"
                          : !topology->preferred_level.empty() ? "soft"
                                                               : std::string_view();
+  // Only beside a level of the gang's own: KAI refuses a gang that names a topology without one ("no topology
+  // constraints were found", pkg/scheduler/plugins/topology job_filtering.go), as with sub-group levels alone.
+  values.topology_name = values.topology_mode.empty() ? std::string_view() : std::string_view(topology->topology_name);
 }
 
 }  // namespace wm::policy

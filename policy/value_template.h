@@ -26,7 +26,11 @@ struct TemplateValues {
   // Where the gang's pods must or should land (set_topology): the topology's name, the node label key of the level
   // required and of the level preferred; the preferred one only when none is required (for a scheduler that takes one
   // of the two); "hard" when a level is required, "soft" when one is only preferred. All "" for a gang without one.
+  // {{topologyGroup}} is `group` where the gang has a topology, "" otherwise (derived, not stored). The name, too, is
+  // "" where the gang has no level of its own (only its sub-groups have).
   std::string_view topology_name, topology_required, topology_preferred, topology_preferred_only, topology_mode;
+  // Where each of the gang's sub-groups must or should land; the topology's name only where one of them is set.
+  std::string_view topology_sub_group_name, topology_sub_group_required, topology_sub_group_preferred;
   long long gang_size = 0, pods = 0, gpus = 0;
 };
 

@@ -69,7 +69,7 @@ void render_into(json::StringPairs& out, size_t& at, const policy::TemplatePairs
                  const policy::TemplateValues& values, bool in_no_gang = false) {
   for (const auto& [key, t] : templates) {
     if ((in_no_gang && t.about_gang()) ||
-        (t.about_topology() && values.topology_name.empty() && values.topology_mode.empty()))
+        (t.about_topology() && values.topology_mode.empty() && values.topology_sub_group_name.empty()))
       continue;
     if (at == out.size()) out.emplace_back();
     out[at].first = key;
@@ -195,6 +195,8 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
       render_into(edits.labels, labels, rule_.pod_labels, v, left_out);
       render_into(edits.annotations, annotations, profile.pod_annotations, v, left_out);
       render_into(edits.annotations, annotations, rule_.pod_annotations, v, left_out);
+      if (!profile.sub_group_annotations.empty() && view::is_sub_group_template(view_, i))
+        render_into(edits.annotations, annotations, profile.sub_group_annotations, v, left_out);
       if (gang && !gang->replica_key_path.empty() && names_gangs_on_pods_) {
         // The copies share this template: each pod's admission appends its replica key (replica_gang.h).
         put_into(edits.annotations, annotations, kReplicaGangAnnotation, v.group);
@@ -209,8 +211,21 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
       editor.edit(i, edits, warnings);
     }
   editor.finish(doc_.root(), warnings);
+  workload_edits(patch, warnings);
+  return patch.empty() ? std::string() : patch.str();
+}
+
+void Reviewer::workload_edits(json::JsonPatchBuilder& patch, std::vector<std::string>& warnings) {
+  const policy::ProfileEdits& profile = profile_;
   view::RootEdits root{render(profile.workload_labels, values_), render(profile.workload_annotations, values_)};
   view::apply_child_metadata_edits(patch, view_, root, warnings);  // the profile's own, not workload-map's below
+  if (!profile.sub_group_annotations.empty() && !view_.sub_group_metadata.empty())
+    view::apply_sub_group_edits(
+        patch, view_, render(profile.sub_group_annotations, values_),
+        [&](const std::string& metadata) {
+          return changed_by_this_request(metadata.substr(0, metadata.rfind('/')));  // the object it is the metadata of
+        },
+        warnings);
   if ((profile_.pod_group || profile_.workload) && rule_.profile) {
     // What the PodGroup controller needs to make this workload's PodGroups after admission, decided here once.
     root.labels.emplace_back(kProfileLabel, rule_.profile->name);
@@ -223,7 +238,6 @@ std::string Reviewer::patch(std::vector<std::string>& warnings) {
     root.annotations.emplace_back(kRequestsAnnotation, view::resources_json(view_.total_requests));
   }
   view::apply_root_edits(patch, root, warnings);
-  return patch.empty() ? std::string() : patch.str();
 }
 
 std::optional<simdjson::dom::element> Reviewer::own_scheduling_group(const view::InstanceView& instance) const {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/json/json_patch.h"
 #include "mapper/view/references.h"
 #include "mapper/view/workload_view.h"
 #include "policy/policy.h"
@@ -73,6 +74,8 @@ class Reviewer {
   // stored: the API server holds some immutable (a Job's), and for others any change starts a rollout of every pod
   // (a Deployment's), so a policy change must not be written into them by an unrelated update (a label, a scale).
   bool changed_by_this_request(const std::string& location) const;
+  // The workload object's own edits, and those on the metadata of its children and sub-groups.
+  void workload_edits(json::JsonPatchBuilder& patch, std::vector<std::string>& warnings);
   // The pod template already names a PodGroup in its own spec (its author's): left as it is.
   // The instance's pod spec's own spec.schedulingGroup, when it has one.
   std::optional<simdjson::dom::element> own_scheduling_group(const view::InstanceView& instance) const;

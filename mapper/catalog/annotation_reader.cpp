@@ -24,8 +24,10 @@ class AnnotationReader {
     wrapped_objects(annotations, def);
     owns_only_components(annotations, def);
     references(annotations, def);
-    if (annotations.IsMap())
+    if (annotations.IsMap()) {
       def.child_metadata = r_.path(annotations, kChildMetadataAnnotation.data(), "metadata.annotations");
+      def.sub_group_metadata = r_.path(annotations, kSubGroupMetadataAnnotation.data(), "metadata.annotations");
+    }
   }
 
  private:

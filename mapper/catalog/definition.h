@@ -92,6 +92,10 @@ inline constexpr std::string_view kReferencedPodEditsAnnotation = "workload-map.
 // annotations go there too, where the schedulers that read them on those objects find them (Kueue's queue, the
 // queue LWS's Volcano provider reads).
 inline constexpr std::string_view kChildMetadataAnnotation = "workload-map.io/child-metadata";
+// A jq expression over the object: the metadata of each sub-group of its gang, where a scheduler's grouper reads a
+// sub-group's topology (KAI: a JobSet's Job templates, a RayCluster's head and worker group pod templates). A profile's
+// subGroupAnnotations go there.
+inline constexpr std::string_view kSubGroupMetadataAnnotation = "workload-map.io/sub-group-metadata";
 
 struct ScaleDefinition {
   Path replicas, min_replicas, max_replicas;
@@ -156,9 +160,12 @@ struct PodGroupDefinition {
   std::vector<PodGroupMember> members;
 };
 
-// Where the pods of a gang or sub-group must land (KAI's topology-aware scheduling).
+// Where the pods of a gang or sub-group must land (KAI's topology-aware scheduling); a policy rule's may also say
+// where each of the gang's sub-groups must land, inside the gang's domain (the definition's kSubGroupMetadata).
 struct TopologyConstraint {
   std::string topology_name, required_level, preferred_level;
+  std::string sub_group_required_level, sub_group_preferred_level;
+  bool has_sub_group_levels() const { return !sub_group_required_level.empty() || !sub_group_preferred_level.empty(); }
 };
 
 // gangScheduling.podGroup, upstream's newer format: one gang for the workload, with a sub-group per listed
@@ -225,6 +232,7 @@ struct Definition {
   std::vector<ReferenceDefinition> references;  // kReferencesAnnotation
   Path resolved_object;                         // kResolvedObjectAnnotation: set exactly when `references` is not empty
   Path child_metadata;                          // kChildMetadataAnnotation
+  Path sub_group_metadata;                      // kSubGroupMetadataAnnotation
   std::optional<ReferencedPodEdits> referenced_pod_edits;  // kReferencedPodEditsAnnotation; none: not edited
   bool owns_only_components = false;                       // kOwnsOnlyComponentsAnnotation
 

@@ -67,6 +67,28 @@ void apply_child_metadata_edits(json::JsonPatchBuilder& patch, const WorkloadVie
   for (const auto& at : view.child_metadata) merge_metadata(patch, at, edits.labels, edits.annotations, warnings);
 }
 
+bool is_sub_group_template(const WorkloadView& view, const InstanceView& instance) {
+  if (view.sub_group_metadata.empty() || instance.shape != PodShape::PodTemplate) return false;
+  const std::string metadata = instance.location + "/metadata";
+  return std::find(view.sub_group_metadata.begin(), view.sub_group_metadata.end(), metadata) !=
+         view.sub_group_metadata.end();
+}
+
+void apply_sub_group_edits(json::JsonPatchBuilder& patch, const WorkloadView& view,
+                           const json::StringPairs& annotations,
+                           const std::function<bool(const std::string&)>& write_at,
+                           std::vector<std::string>& warnings) {
+  if (annotations.empty()) return;
+  for (const auto& at : view.sub_group_metadata) {
+    const bool pod_template = std::any_of(view.components.begin(), view.components.end(), [&](const auto& c) {
+      return std::any_of(c.instances.begin(), c.instances.end(), [&](const auto& i) {
+        return i.shape == PodShape::PodTemplate && i.location + "/metadata" == at;
+      });
+    });
+    if (!pod_template && write_at(at)) merge_metadata(patch, at, {}, annotations, warnings);
+  }
+}
+
 // Literal pointers, not merge_metadata's: every admission writes these (0.5% of a review's instructions).
 void apply_root_edits(json::JsonPatchBuilder& patch, const RootEdits& edits, std::vector<std::string>& warnings) {
   if (!edits.labels.empty())

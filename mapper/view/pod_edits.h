@@ -1,6 +1,7 @@
 // Edits applied to every pod template of every instance at once, turned into one JSON Patch.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,14 @@ void apply_root_edits(json::JsonPatchBuilder& patch, const RootEdits& edits, std
 // makes (WorkloadView::child_metadata).
 void apply_child_metadata_edits(json::JsonPatchBuilder& patch, const WorkloadView& view, const RootEdits& edits,
                                 std::vector<std::string>& warnings);
+// Whether `instance`'s pod template metadata is one of the view's sub-group metadata (a RayCluster's worker group):
+// its sub-group annotations then go with its pod edits, in one write.
+bool is_sub_group_template(const WorkloadView& view, const InstanceView& instance);
+// `annotations` on each sub-group metadata of the view that is no pod template's and that `write_at` accepts (on an
+// UPDATE, only what the request changed: a JobSet's Job templates are immutable).
+void apply_sub_group_edits(json::JsonPatchBuilder& patch, const WorkloadView& view,
+                           const json::StringPairs& annotations,
+                           const std::function<bool(const std::string&)>& write_at, std::vector<std::string>& warnings);
 
 // Edits every pod-bearing instance of one view: at the pod fields the view locates, or, for pods whose templates a
 // referenced object holds, gathered into the one entry of the object that the definition says workload-map owns

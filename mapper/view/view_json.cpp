@@ -22,6 +22,12 @@ void topology(JsonWriter& w, const std::optional<catalog::TopologyConstraint>& t
   w.key("topology").begin_object().field("topologyName", t->topology_name);
   if (!t->required_level.empty()) w.field("requiredTopologyLevel", t->required_level);
   if (!t->preferred_level.empty()) w.field("preferredTopologyLevel", t->preferred_level);
+  if (t->has_sub_group_levels()) {
+    w.key("subGroups").begin_object();
+    if (!t->sub_group_required_level.empty()) w.field("requiredTopologyLevel", t->sub_group_required_level);
+    if (!t->sub_group_preferred_level.empty()) w.field("preferredTopologyLevel", t->sub_group_preferred_level);
+    w.end_object();
+  }
   w.end_object();
 }
 

@@ -408,16 +408,15 @@ void require_pod_templates(const catalog::Definition& definition, WorkloadView& 
         "object) that workload-map does not read");
 }
 
-// The metadata the operator copies to the workload objects it makes (Definition::child_metadata), in the object: not
-// in a resolved document, whose locations are not the object's.
-void locate_child_metadata(const catalog::Definition& definition, json::ObjectDocument& doc, WorkloadView& view) {
-  if (!definition.child_metadata || view.resolved) return;
-  json::EvalResult r = definition.child_metadata->evaluate(doc, /*want_pointers=*/true);
-  if (!r.ok())
-    return view.problems.push_back("child metadata (" + definition.child_metadata->source() + "): " + r.error);
+// Metadata in the object that `where` finds (Definition::child_metadata, ::sub_group_metadata): not in a resolved
+// document, whose locations are not the object's.
+void locate_metadata(const catalog::Path& where, const char* what, json::ObjectDocument& doc, WorkloadView& view,
+                     std::vector<std::string>& into) {
+  if (!where || view.resolved) return;
+  json::EvalResult r = where->evaluate(doc, /*want_pointers=*/true);
+  if (!r.ok()) return view.problems.push_back(std::string(what) + " (" + where->source() + "): " + r.error);
   for (const auto& v : r.values)
-    if (v.has_pointer && !v.computed && (v.element.is_null() || v.element.is_object()))
-      view.child_metadata.push_back(v.pointer);
+    if (v.has_pointer && !v.computed && (v.element.is_null() || v.element.is_object())) into.push_back(v.pointer);
 }
 
 }  // namespace
@@ -448,7 +447,8 @@ WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocum
   if (definition.wrapped_objects) add_wrapped_objects(definition, read, options, view, wrapped_gangs);
   add_totals(view);
   require_pod_templates(definition, view);
-  locate_child_metadata(definition, doc, view);
+  locate_metadata(definition.child_metadata, "child metadata", doc, view, view.child_metadata);
+  locate_metadata(definition.sub_group_metadata, "sub-group metadata", doc, view, view.sub_group_metadata);
   // A wrapping definition's gangs are its wrapped objects', each after its own kind's rule.
   view.gangs = definition.wrapped_objects ? std::move(wrapped_gangs)
                                           : compute_gangs(definition, view.components, options, read, view.problems);

@@ -119,6 +119,8 @@ struct WorkloadView {
   std::vector<std::string> unresolved_references;
   // Where the profile's workload labels and annotations also go (Definition::child_metadata): metadata pointers.
   std::vector<std::string> child_metadata;
+  // Where the profile's sub-group annotations go (Definition::sub_group_metadata): metadata pointers.
+  std::vector<std::string> sub_group_metadata;
   std::vector<GangGroupView> gangs;
   std::vector<std::string> phases;  // empty unless asked for; "Undefined" when no mapping matches
   // What the definition could not read in this object (an expression's error, a count that is not one, a missing

@@ -7,7 +7,8 @@
 // pod sets' podset-required-topology) and under Volcano (its PodGroup's networkTopology, over HyperNodes its controller
 // discovers from the rack label): a gang larger than a rack binds none of its pods (Kueue admits none), and binds
 // across racks without the line; a gang that fits only the rack with room lands there whole, and so does each group
-// of a LeaderWorkerSet (KAI, native: a gang per group), or waits rather than split. Admission warns of the
+// of a LeaderWorkerSet (KAI, native: a gang per group; Kueue: a workload per group, its leader and workers tied by
+// podset-group-name), or waits rather than split. Admission warns of the
 // gang larger than a rack, from the Nodes the cluster side watches, and of KAI's missing Topology. Nothing here binds a
 // pod or makes a PodGroup.
 #include <catch2/catch.hpp>
@@ -26,15 +27,18 @@ namespace {
 
 constexpr const char* kRack = "example.com/rack";
 
-// The shipped profiles, a topology of racks, and two rules: `placed` inside one rack, `free` without a topology.
+// The shipped profiles, a topology of racks, and three rules: `placed` inside one rack, `free` without a topology,
+// `jobs` each sub-group inside one rack.
 std::string topology_policy(const std::string& profile, const std::string& topology, const std::string& placed,
-                            const std::string& free) {
+                            const std::string& free, const std::string& jobs) {
   const std::string shipped = read_file(source_path("manifests/base/policy.yaml"));
   const std::string rule = "  kinds: [\"*\"]\n  profile: " + profile + "\n  failurePolicy: Fail\n" +
                            (profile == "kueue" ? "  queue: {value: team}\n" : "");
   return shipped.substr(0, shipped.find("\nrules:")) + "\ntopologies:\n  " + topology + ":\n    levels: [" + kRack +
          "]\nrules:\n- name: placed\n  namespaces: [\"" + placed + "\"]\n" + rule + "  topology: {name: " + topology +
-         ", required: " + kRack + "}\n- name: free\n  namespaces: [\"" + free + "\"]\n" + rule +
+         ", required: " + kRack + "}\n- name: jobs\n  namespaces: [\"" + jobs + "\"]\n" + rule +
+         "  topology: {name: " + topology + ", subGroups: {required: " + kRack + "}}\n- name: free\n  namespaces: [\"" +
+         free + "\"]\n" + rule +
          "- name: registration-probe\n  namespaces: [\"webhook-probe-*\"]\n  kinds: [Pod]\n  profile: kai\n";
 }
 
@@ -135,7 +139,7 @@ std::string warnings_once(const std::string& ns, const std::string& yaml,
 bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
 struct Racks {
-  std::string profile, pool, placed, free;
+  std::string profile, pool, placed, free, jobs;
   int bound(const std::string& ns, const std::string& name) const {
     return count_pods(ns, "jobset.sigs.k8s.io/jobset-name=" + name).bound;
   }
@@ -217,23 +221,24 @@ std::map<std::string, std::set<std::string>> group_racks(const Racks& r, const s
 
 // With r0's two fillers still there and the fitting JobSet gone (r0: 2 free nodes, r1: 4), a LeaderWorkerSet of 2
 // groups of 3 pods x 8 GPUs, each group a gang inside one rack: one group lands whole in r1, and the other, which would
-// fit only across racks (2 nodes in r0, 1 in r1), binds none.
+// fit only across racks (2 nodes in r0, 1 in r1), binds none. Under Kueue each group has a leader template: its leader
+// and its workers are two pod sets, kept in one rack only by the group name the profile writes (podset-group-name).
 void each_group_in_one_rack(const Racks& r) {
   r.delete_jobsets(r.placed, "fits");
+  const std::string pod_spec = R"(
+      spec:
+        nodeSelector: {workload-map.io/node-pool: )" +
+                               r.pool +
+                               R"(}
+        containers: [{name: vllm, image: registry.example/vllm:1, resources: {limits: {nvidia.com/gpu: 8}}}])";
   kubectl_apply(r.placed, R"(apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
 metadata: {name: serve}
 spec:
   replicas: 2
   leaderWorkerTemplate:
-    size: 3
-    workerTemplate:
-      spec:
-        nodeSelector: {workload-map.io/node-pool: )" +
-                              r.pool +
-                              R"(}
-        containers: [{name: vllm, image: registry.example/vllm:1, resources: {limits: {nvidia.com/gpu: 8}}}]
-)");
+    size: 3)" + (r.profile == "kueue" ? "\n    leaderTemplate:" + pod_spec : "") +
+                              "\n    workerTemplate:" + pod_spec + "\n");
   auto one_group_in_r1 = [&] {
     const auto groups = group_racks(r, "serve");
     return groups.size() == 1 && groups.begin()->second == std::set<std::string>{r.pool + "-r1"} &&
@@ -243,6 +248,65 @@ spec:
   INFO(describe(r.placed));
   REQUIRE(placed);
   CHECK(stays(one_group_in_r1, 10s));
+  if (r.profile == "kueue")  // each group's Workload: its leader and worker pod sets in one group
+    CHECK(Cluster::get()
+              .kubectl({"get", "workloads.kueue.x-k8s.io", "-n", r.placed, "-o",
+                        "jsonpath={.items[*].spec.podSets[*].topologyRequest.podSetGroupName}"})
+              .out == "serve-group serve-group serve-group serve-group");
+}
+
+// The racks the bound pods of replicated job `job` of JobSet `name` are on.
+std::set<std::string> job_racks(const Racks& r, const std::string& ns, const std::string& name,
+                                const std::string& job) {
+  CommandResult got = Cluster::get().kubectl(
+      {"get", "pods", "-n", ns, "-l",
+       "jobset.sigs.k8s.io/jobset-name=" + name + ",jobset.sigs.k8s.io/replicatedjob-name=" + job, "-o",
+       "jsonpath={range .items[*]}{.spec.nodeName}{\"\\n\"}{end}"});
+  REQUIRE(got.status == 0);
+  const auto racks = racks_of(r.pool);
+  std::set<std::string> out;
+  std::istringstream lines(got.out);
+  for (std::string node; std::getline(lines, node);)
+    if (!node.empty()) out.insert(racks.count(node) ? racks.at(node) : "?");
+  return out;
+}
+
+// KAI: each sub-group in one rack (a rule's subGroups level, on the JobSet's Job templates, where KAI's JobSet grouper
+// reads a Job's own topology), the gang free to span racks. With r0's two fillers (r0: 2 free nodes, r1: 4), a JobSet
+// of two Jobs of 3 pods x 8 GPUs binds none (both Jobs cannot each have a rack), where without the line all six bind;
+// once r0 is free, each Job lands whole in a rack of its own.
+void each_job_in_one_rack(const Racks& r) {
+  Cluster::get().kubectl({"delete", "leaderworkersets", "--all", "-n", r.placed, "--wait=true"});
+  REQUIRE(eventually([&] { return count_pods(r.placed, "leaderworkerset.sigs.k8s.io/name=serve").total == 0; }, 60s,
+                     500ms));
+  const std::string two_jobs = jobset_yaml({.name = "jobs", .jobs = {{"a", 3}, {"b", 3}}, .gpus = 8, .pool = r.pool});
+  kubectl_apply(r.jobs, two_jobs);
+  REQUIRE(eventually([&] { return count_pods(r.jobs, "jobset.sigs.k8s.io/jobset-name=jobs").total == 6; }, 60s, 500ms));
+  std::string recorded;
+  eventually(
+      [&] {
+        recorded = Cluster::get()
+                       .kubectl({"get", "podgroups.scheduling.run.ai", "-n", r.jobs, "-o",
+                                 "jsonpath={.items[*].spec.subGroups[*].topologyConstraint.requiredTopologyLevel}"})
+                       .out;
+        return !recorded.empty();
+      },
+      30s, 500ms);
+  {
+    INFO(describe(r.jobs));
+    CHECK(recorded == std::string(kRack) + " " + kRack);  // a leaf per Job, each with the rack
+    CHECK(stays([&] { return r.bound(r.jobs, "jobs") == 0; }, 10s));
+  }
+  kubectl_apply(r.free, two_jobs);
+  const bool across = eventually([&] { return r.bound(r.free, "jobs") == 6; }, 60s, 500ms);
+  INFO(describe(r.free));
+  REQUIRE(across);
+  Cluster::get().kubectl({"delete", "jobsets", "--all", "-n", r.free, "--wait=true"});  // the fillers too
+  const bool placed = eventually([&] { return r.bound(r.jobs, "jobs") == 6; }, 90s, 500ms);
+  INFO(describe(r.jobs));
+  REQUIRE(placed);
+  CHECK(job_racks(r, r.jobs, "jobs", "a").size() == 1);
+  CHECK(job_racks(r, r.jobs, "jobs", "b").size() == 1);
 }
 
 void gangs_stay_in_one_rack(const std::string& profile) {
@@ -252,6 +316,7 @@ void gangs_stay_in_one_rack(const std::string& profile) {
   add_nodes(r.pool, 4, 8, {std::string(kRack) + "=" + r.pool + "-r1"});
   r.placed = make_namespace("placed-" + profile, true);
   r.free = make_namespace("free-" + profile, true);
+  r.jobs = "jobs-" + profile;
   if (profile == "kueue") kueue_racks(r.pool, {r.placed, r.free});
   if (profile == "volcano") {  // Volcano's controller makes a HyperNode per rack from the label (its start.sh)
     auto hypernodes = [&] {
@@ -267,20 +332,22 @@ void gangs_stay_in_one_rack(const std::string& profile) {
     INFO(hypernodes());
     REQUIRE(made);
   }
-  RegisteredWebhook webhook(topology_policy(profile, r.pool, r.placed, r.free), "base",
+  if (profile == "kai") r.jobs = make_namespace(r.jobs, true);
+  RegisteredWebhook webhook(topology_policy(profile, r.pool, r.placed, r.free, r.jobs), "base",
                             cluster_side_args("racks-" + profile));
   larger_than_a_rack(r);
   lands_in_the_rack_with_room(r);
-  // Not Kueue's: a group's leader and workers are two pod sets, which only podset-group-name (not written yet) ties;
-  // not Volcano's: LWS makes its groups' PodGroups itself, without the line (a warning at admission).
-  if (profile != "kueue" && profile != "volcano") each_group_in_one_rack(r);
+  // Not Volcano's: LWS makes its groups' PodGroups itself, without the line (a warning at admission).
+  if (profile != "volcano") each_group_in_one_rack(r);
+  // Per sub-group levels reach KAI only (its JobSet grouper): the other profiles drop them, a warning at admission.
+  if (profile == "kai") each_job_in_one_rack(r);
 }
 
 }  // namespace
 
 TEST_CASE(
     "kai: topology: a gang kept in one rack binds none of its pods when larger than a rack, lands whole in the rack "
-    "with room, and so does each group of a LeaderWorkerSet") {
+    "with room, and so does each group of a LeaderWorkerSet, and each Job of a JobSet kept per sub-group") {
   gangs_stay_in_one_rack("kai");
 }
 
@@ -291,8 +358,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "kueue: topology: a gang kept in one rack is admitted to none when larger than a rack, and lands whole in the "
-    "rack with room") {
+    "kueue: topology: a gang kept in one rack is admitted to none when larger than a rack, lands whole in the rack "
+    "with room, and so does each leader and worker group of a LeaderWorkerSet") {
   gangs_stay_in_one_rack("kueue");
 }
 

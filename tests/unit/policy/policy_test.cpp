@@ -129,6 +129,19 @@ spec:
   CHECK(ObjectTemplate::parse(YAML::Load("[a]"), "podGroup").error() == "podGroup: must be an object");
 }
 
+TEST_CASE("{{topologyGroup}} is the gang's name only where the gang has a topology") {
+  auto t = ValueTemplate::parse("{{topologyGroup}}");
+  REQUIRE_THAT(t, test::IsOk());
+  TemplateValues v;
+  v.group = "train";
+  CHECK(t->render(v).empty());
+  const catalog::TopologyConstraint preferred{"racks", "", "example.com/rack"};
+  set_topology(v, &preferred);
+  CHECK(t->render(v) == "train");
+  set_topology(v, nullptr);
+  CHECK(t->render(v).empty());
+}
+
 // The native profile's Workload (manifests/base/policy.yaml) over gangs as the view gives them: one template per gang
 // (made from the profile's podGroupTemplate), PodGroups that name the Workload and their template; and no Workload
 // when the gangs are more than one holds (maxPodGroupTemplates, Kubernetes' 8), each PodGroup then standing alone.

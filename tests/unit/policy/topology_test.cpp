@@ -23,11 +23,14 @@ std::string policy_text(const std::string& profile, const std::string& topology,
 
 struct Profiled {
   AdmissionState state;
-  std::vector<test::ParsedObject> objects = test::parse_file(test::source_path("examples/jobset-12-gpus.yaml"));
+  std::vector<test::ParsedObject> objects;
   ProfiledView profiled;
   GangObjects made;
 
-  Profiled(const std::string& profile, const std::string& topology) {
+  // `manifest`: a workload's YAML, by default examples/jobset-12-gpus.yaml.
+  Profiled(const std::string& profile, const std::string& topology, const std::string& manifest = "")
+      : objects(manifest.empty() ? test::parse_file(test::source_path("examples/jobset-12-gpus.yaml"))
+                                 : test::parse_yaml(manifest)) {
     yaml::Diagnostics errors;
     auto policy = Policy::load(policy_text(profile, topology), "policy.yaml", errors);
     REQUIRE(errors.empty());
@@ -39,7 +42,9 @@ struct Profiled {
     ProfiledViewRequest request;
     request.profile = rule.profile;
     request.topology = &*rule.topology;
-    const catalog::Definition& definition = *state.catalog->find("jobset.x-k8s.io/v1alpha2", "JobSet").definition;
+    const catalog::Definition& definition =
+        *state.catalog->find(json::string_at(doc.root(), "/apiVersion"), json::string_at(doc.root(), "/kind"))
+             .definition;
     profiled = profiled_view(state, definition, doc, request);
     made = gang_objects(profiled, *rule.profile, doc.root(), "train", "q");
   }
@@ -63,11 +68,51 @@ TEST_CASE("topology: the rule's levels are written where each profile's schedule
   }
   SECTION("kueue: one of the two pod set annotations; the preferred level goes where none is required") {
     const Profiled required("kueue", rack_then_host);
-    CHECK(required.writes() == Strings{"podAnnotations kueue.x-k8s.io/podset-required-topology=example.com/rack"});
+    // The example's leader (1 pod) and workers are a pair that Kueue places in one domain by their group name.
+    const std::string pair = "podAnnotations kueue.x-k8s.io/podset-group-name=train";
+    CHECK(required.writes() ==
+          Strings{"podAnnotations kueue.x-k8s.io/podset-required-topology=example.com/rack", pair});
     CHECK(required.dropped() == Strings{"its gangs' preferred level kubernetes.io/hostname of topology racks"});
     const Profiled preferred("kueue", "{name: racks, preferred: example.com/rack}");
-    CHECK(preferred.writes() == Strings{"podAnnotations kueue.x-k8s.io/podset-preferred-topology=example.com/rack"});
+    CHECK(preferred.writes() ==
+          Strings{"podAnnotations kueue.x-k8s.io/podset-preferred-topology=example.com/rack", pair});
     CHECK(preferred.dropped().empty());
+  }
+  SECTION("kueue: a leader/worker pair of pod sets tied into one domain by a group name, other shapes not") {
+    const std::string lws = R"(apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: serve}
+spec:
+  replicas: 2
+  leaderWorkerTemplate:
+    size: 3
+    leaderTemplate: {spec: {containers: [{name: c, image: i}]}}
+    workerTemplate: {spec: {containers: [{name: c, image: i}]}}
+)";
+    const std::string pair = "podAnnotations kueue.x-k8s.io/podset-group-name=serve-group";
+    CHECK_THAT(Profiled("kueue", rack_then_host, lws).writes(), Catch::VectorContains(pair));
+    // Without a leader template a group is one pod set: Kueue refuses a group name on it.
+    std::string workers_only = lws;
+    workers_only.erase(workers_only.find("    leaderTemplate"),
+                       workers_only.find("    workerTemplate") - workers_only.find("    leaderTemplate"));
+    CHECK(Profiled("kueue", rack_then_host, workers_only).writes() ==
+          Strings{"podAnnotations kueue.x-k8s.io/podset-required-topology=example.com/rack"});
+    // A JobSet whose two replicated jobs both run several pods is no pair (nor is one of three).
+    const std::string two_groups = R"(apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train}
+spec:
+  replicatedJobs:
+  - name: leader
+    template: {spec: {parallelism: 2, template: {spec: {containers: [{name: c, image: i}]}}}}
+  - name: workers
+    replicas: 2
+    template: {spec: {parallelism: 4, completions: 4, template: {spec: {containers: [{name: c, image: i}]}}}}
+)";
+    CHECK(Profiled("kueue", rack_then_host, two_groups).writes() ==
+          Strings{"podAnnotations kueue.x-k8s.io/podset-required-topology=example.com/rack"});
+    CHECK(Profiled("kueue", "{name: racks, preferred: example.com/rack}", lws).writes() ==
+          Strings{"podAnnotations kueue.x-k8s.io/podset-preferred-topology=example.com/rack", pair});
   }
   SECTION("volcano: the PodGroup's networkTopology, hard for a required level, soft for a preferred one alone") {
     const Profiled hard("volcano", "{name: racks, required: example.com/rack}");
@@ -125,6 +170,26 @@ TEST_CASE("topology: a gang without one gets none of the profiles' topology keys
   CHECK_THAT(made.pod_groups.at(0), !Catch::Contains("schedulingConstraints"));
   CHECK_THAT(made.workload, !Catch::Contains("schedulingConstraints"));
   CHECK(dropped_topology(*profiled.edits, profiled.view).empty());
+}
+
+TEST_CASE("topology: a rule's sub-group levels sit inside the gang's, each named by its field when not") {
+  auto error_of = [](const std::string& topology) {
+    yaml::Diagnostics errors;
+    (void)Policy::load(policy_text("kai", topology), "policy.yaml", errors);
+    return errors.empty() ? std::string() : errors.front().field + ": " + errors.front().message;
+  };
+  CHECK(error_of("{name: racks, required: example.com/block, subGroups: {required: example.com/rack}}").empty());
+  CHECK(error_of("{name: racks, subGroups: {preferred: kubernetes.io/hostname}}").empty());
+  CHECK(error_of("{name: racks, required: example.com/rack, subGroups: {required: example.com/block}}") ==
+        "rules[0].topology.subGroups.required: example.com/block is wider than the gang's required level "
+        "example.com/rack: it must be that level or inside it");
+  CHECK(error_of("{name: racks, subGroups: {required: example.com/rack, preferred: example.com/block}}") ==
+        "rules[0].topology.subGroups.preferred: example.com/block is wider than the sub-groups' required level "
+        "example.com/rack: it must be that level or inside it");
+  CHECK(error_of("{name: racks, subGroups: {required: example.com/row}}") ==
+        "rules[0].topology.subGroups.required: example.com/row is not a level of topology racks (example.com/block, "
+        "example.com/rack, kubernetes.io/hostname)");
+  CHECK(error_of("{name: racks, subGroups: {within: example.com/rack}}").rfind("rules[0].topology.subGroups", 0) == 0);
 }
 
 TEST_CASE("topology: the policy refuses a topology it cannot place, naming the field") {

@@ -459,6 +459,57 @@ TEST_CASE("topology: a rule's level goes on the workload for KAI, and one its pr
   CHECK_FALSE(refused.allowed);
 }
 
+TEST_CASE("topology: a rule's sub-group level goes where KAI's groupers read a sub-group's, and is dropped elsewhere") {
+  const std::string racks = "topologies:\n  racks: {levels: [example.com/block, example.com/rack]}\n";
+  const std::string rule =
+      "  topology: {name: racks, required: example.com/block, subGroups: {required: example.com/rack}}\n";
+  // A JobSet: on its replicated job's Job template (one leaf sub-group per Job), beside the gang's level on the JobSet.
+  const Answer kai = mutate(jobset(), "- name: all\n  profile: kai\n" + rule + racks);
+  const std::string sub = R"({"annotations":{"kai.scheduler/topology":"racks",)"
+                          R"("kai.scheduler/topology-required-placement":"example.com/rack"}})";
+  CHECK_THAT(kai.patch, Catch::Contains(R"("path":"/spec/replicatedJobs/0/template/metadata","value":)" + sub) &&
+                            Catch::Contains(R"("kai.scheduler/topology-required-placement":"example.com/block")"));
+  CHECK(kai.warnings.empty());
+  // A RayCluster: on each group's pod template metadata, in the same write as the pod template's own labels.
+  const Answer ray = mutate(R"(apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: rc, namespace: team-a}
+spec:
+  headGroupSpec: {template: {spec: {containers: [{name: head, image: ray}]}}}
+  workerGroupSpecs:
+  - groupName: gpu
+    replicas: 2
+    template: {spec: {containers: [{name: w, image: ray, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+)",
+                            "- name: all\n  profile: kai\n" + rule + racks);
+  CHECK_THAT(ray.patch, Catch::Contains(R"("path":"/spec/workerGroupSpecs/0/template/metadata","value":{"labels":)") &&
+                            Catch::Contains(R"("annotations":{"kai.scheduler/topology":"racks","kai.scheduler/)"
+                                            R"(topology-required-placement":"example.com/rack"}})"));
+  // Under a profile that carries no sub-group level, or a kind without sub-groups' metadata: dropped, said.
+  const Answer kueue = answer(Endpoint::Validate, jobset(), "- name: all\n  profile: kueue\n" + rule + racks);
+  CHECK_THAT(kueue.warnings, Catch::Contains("its sub-groups' required level example.com/rack of topology racks is "
+                                             "dropped: profile kueue"));
+  const Answer deployment = answer(Endpoint::Validate, R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: team-a}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: w, image: web}]}
+)",
+                                   "- name: all\n  profile: kai\n" + rule + racks);
+  CHECK_THAT(deployment.warnings, Catch::Contains("its sub-groups' required level example.com/rack"));
+  // Sub-group levels alone: the JobSet names no topology of its own (KAI refuses a gang's topology without a level).
+  const Answer jobs_only = mutate(
+      jobset(),
+      "- name: all\n  profile: kai\n  topology: {name: racks, subGroups: {required: example.com/rack}}\n" + racks);
+  CHECK_THAT(jobs_only.patch,
+             Catch::Contains(R"("path":"/spec/replicatedJobs/0/template/metadata","value":)" + sub) &&
+                 !Catch::Contains(R"("path":"/metadata/annotations","value":{"kai.scheduler/topology")"));
+}
+
 }  // namespace wm::webhook
 
 namespace wm::webhook {
