@@ -11,6 +11,7 @@
 // podset-group-name), or waits rather than split. Admission warns of the
 // gang larger than a rack, from the Nodes the cluster side watches, and of KAI's missing Topology. Nothing here binds a
 // pod or makes a PodGroup.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 #include <map>
@@ -343,7 +344,95 @@ void gangs_stay_in_one_rack(const std::string& profile) {
   if (profile == "kai") each_job_in_one_rack(r);
 }
 
+constexpr const char* kBlock = "example.com/block";
+
+// A JobSet of one pod of 8 GPUs pinned to rack `rack` of `pool`.
+std::string pinned_filler(const std::string& name, const std::string& pool, const std::string& rack) {
+  std::string filler = jobset_yaml({.name = name, .jobs = {{"hold", 1}}, .gpus = 8, .pool = pool});
+  const std::string selector = "{workload-map.io/node-pool: " + pool + "}";
+  filler.replace(filler.find(selector), selector.size(),
+                 "{workload-map.io/node-pool: " + pool + ", " + kRack + ": " + rack + "}");
+  return filler;
+}
+
+// The blocks and racks of the bound pods of JobSet `name` in `ns`, as "block/rack" per pod.
+std::multiset<std::string> blocks_and_racks(const std::string& ns, const std::string& name, const std::string& pool) {
+  CommandResult nodes =
+      Cluster::get().kubectl({"get", "nodes", "-l", "workload-map.io/node-pool=" + pool, "-o",
+                              "jsonpath={range .items[*]}{.metadata.name}={.metadata.labels.example\\.com/block}/"
+                              "{.metadata.labels.example\\.com/rack}{\"\\n\"}{end}"});
+  REQUIRE(nodes.status == 0);
+  std::map<std::string, std::string> where;
+  std::istringstream node_lines(nodes.out);
+  for (std::string line; std::getline(node_lines, line);)
+    if (auto eq = line.find('='); eq != std::string::npos) where[line.substr(0, eq)] = line.substr(eq + 1);
+  CommandResult pods = Cluster::get().kubectl({"get", "pods", "-n", ns, "-l", "jobset.sigs.k8s.io/jobset-name=" + name,
+                                               "-o", "jsonpath={range .items[*]}{.spec.nodeName}{\"\\n\"}{end}"});
+  REQUIRE(pods.status == 0);
+  std::multiset<std::string> out;
+  std::istringstream pod_lines(pods.out);
+  for (std::string node; std::getline(pod_lines, node);)
+    if (!node.empty()) out.insert(where.count(node) ? where.at(node) : "?");
+  return out;
+}
+
 }  // namespace
+
+// Two blocks of two racks of 2 nodes x 8 GPUs, a rule "inside one block, preferably one rack" (KAI: required and
+// preferred levels of one Topology). With one node held in each rack of block b0, a gang of 3 pods x 8 GPUs fits only
+// b1, where it lands across b1's racks (the rack is only preferred); a gang of 2 pods then finds b0's two free nodes in
+// two racks and b1's last node: it lands in b0, inside one block, though not in one rack.
+TEST_CASE("kai: topology: a gang kept in one block, preferably one rack, lands inside one block") {
+  start_scheduler("kai");
+  const std::string pool = node_pool("blocks-kai");
+  for (const char* block : {"b0", "b1"})
+    for (const char* rack : {"r0", "r1"})
+      add_nodes(pool, 2, 8,
+                {std::string(kBlock) + "=" + pool + "-" + block, std::string(kRack) + "=" + pool + "-" + block + rack});
+  const std::string ns = make_namespace("nested-kai", true);
+  const std::string shipped = read_file(source_path("manifests/base/policy.yaml"));
+  const std::string policy =
+      shipped.substr(0, shipped.find("\nrules:")) + "\ntopologies:\n  " + pool + ":\n    levels: [" + kBlock + ", " +
+      kRack + "]\nrules:\n- name: nested\n  namespaces: [\"" + ns +
+      "\"]\n  kinds: [\"*\"]\n  profile: kai\n  failurePolicy: Fail\n  topology: {name: " + pool +
+      ", required: " + kBlock + ", preferred: " + kRack +
+      "}\n- name: registration-probe\n  namespaces: [\"webhook-probe-*\"]\n  kinds: [Pod]\n"
+      "  profile: kai\n";
+  REQUIRE(Cluster::get()
+              .kubectl({"apply", "-f", "-"},
+                       "apiVersion: kai.scheduler/v1alpha1\nkind: Topology\nmetadata: {name: " + pool +
+                           "}\nspec:\n  levels:\n  - nodeLabel: " + kBlock + "\n  - nodeLabel: " + kRack + "\n")
+              .status == 0);
+  RegisteredWebhook webhook(policy, "base", cluster_side_args("blocks-kai"));
+  for (const char* rack : {"b0r0", "b0r1"}) {
+    const std::string name = std::string("hold-") + rack;
+    kubectl_apply(ns, pinned_filler(name, pool, pool + "-" + rack));
+    REQUIRE(
+        eventually([&] { return count_pods(ns, "jobset.sigs.k8s.io/jobset-name=" + name).bound == 1; }, 60s, 500ms));
+  }
+  kubectl_apply(ns, jobset_yaml({.name = "three", .jobs = {{"workers", 3}}, .gpus = 8, .pool = pool}));
+  const bool three =
+      eventually([&] { return count_pods(ns, "jobset.sigs.k8s.io/jobset-name=three").bound == 3; }, 60s, 500ms);
+  INFO(describe(ns));
+  REQUIRE(three);
+  const auto at = blocks_and_racks(ns, "three", pool);
+  CHECK(std::all_of(at.begin(), at.end(), [&](const std::string& w) { return w.rfind(pool + "-b1/", 0) == 0; }));
+  CHECK(std::set<std::string>(at.begin(), at.end()).size() == 2);  // across b1's two racks
+  // KAI's record: the required and the preferred level.
+  CHECK(Cluster::get()
+            .kubectl({"get", "podgroups.scheduling.run.ai", "-n", ns, "-o",
+                      "jsonpath={range .items[?(@.spec.topologyConstraint.requiredTopologyLevel)]}"
+                      "{.spec.topologyConstraint.requiredTopologyLevel}/"
+                      "{.spec.topologyConstraint.preferredTopologyLevel}{\"\\n\"}{end}"})
+            .out.find(std::string(kBlock) + "/" + kRack) != std::string::npos);
+  kubectl_apply(ns, jobset_yaml({.name = "two", .jobs = {{"workers", 2}}, .gpus = 8, .pool = pool}));
+  const bool two =
+      eventually([&] { return count_pods(ns, "jobset.sigs.k8s.io/jobset-name=two").bound == 2; }, 60s, 500ms);
+  REQUIRE(two);
+  const auto two_at = blocks_and_racks(ns, "two", pool);
+  CHECK(
+      std::all_of(two_at.begin(), two_at.end(), [&](const std::string& w) { return w.rfind(pool + "-b0/", 0) == 0; }));
+}
 
 TEST_CASE(
     "kai: topology: a gang kept in one rack binds none of its pods when larger than a rack, lands whole in the rack "
