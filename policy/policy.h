@@ -163,7 +163,8 @@ class Policy {
  private:
   static std::optional<Policy> load_checked(const std::string& text, const std::string& file,
                                             yaml::Diagnostics& errors);
-  std::vector<std::unique_ptr<SchedulerProfile>> profiles_;  // stable addresses for Rule::profile
+  // Stable addresses for Rule::profile; the built-in ones shared by every policy of rules alone (read once).
+  std::vector<std::shared_ptr<const SchedulerProfile>> profiles_;
   std::vector<Rule> rules_;
   view::DeviceClassMapping devices_;
   std::vector<Topology> topologies_;

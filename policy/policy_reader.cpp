@@ -315,6 +315,22 @@ view::DeviceClassMapping read_devices(PolicyReader& r, const YAML::Node& node) {
   return out;
 }
 
+std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node);
+
+// The built-in policy's profiles, read once per process: a policy of rules alone shares them, so that reloading one
+// does not compile their overrides' jq (`when`, a libjq compile each, 17 ms; far more under the sanitizers) again.
+const std::vector<std::shared_ptr<const SchedulerProfile>>& builtin_profiles() {
+  static const std::vector<std::shared_ptr<const SchedulerProfile>> profiles = [] {
+    std::vector<std::shared_ptr<const SchedulerProfile>> out;
+    yaml::Diagnostics ignored;  // the built-in policy is checked when it loads (Policy::builtin)
+    PolicyReader builtin("manifests/base/policy.yaml", ignored);
+    for (const auto& e : YAML::Load(std::string(embedded_policy_text()))["schedulerProfiles"])
+      if (auto profile = read_profile(builtin, e.first.Scalar(), e.second)) out.push_back(std::move(profile));
+    return out;
+  }();
+  return profiles;
+}
+
 // The built-in policy's devices section (manifests/base/policy.yaml), which a policy without one takes: NVIDIA's
 // DeviceClasses are counted whoever writes the policy.
 const view::DeviceClassMapping& builtin_devices() {
@@ -471,11 +487,7 @@ std::optional<Policy> Policy::load_checked(const std::string& text, const std::s
     for (const auto& e : profiles)
       if (auto profile = read_profile(r, e.first.Scalar(), e.second)) policy.profiles_.push_back(std::move(profile));
   } else {  // as for devices: a policy of rules alone runs the built-in profiles (checked when it loads)
-    yaml::Diagnostics ignored;
-    PolicyReader builtin("manifests/base/policy.yaml", ignored);
-    for (const auto& e : YAML::Load(std::string(embedded_policy_text()))["schedulerProfiles"])
-      if (auto profile = read_profile(builtin, e.first.Scalar(), e.second))
-        policy.profiles_.push_back(std::move(profile));
+    policy.profiles_ = builtin_profiles();
   }
 
   policy.devices_ = root["devices"].IsDefined() ? read_devices(r, root["devices"]) : builtin_devices();

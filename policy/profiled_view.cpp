@@ -12,6 +12,7 @@ view::ViewOptions options_for(const AdmissionState& state, const ProfiledViewReq
   view::ViewOptions options = edits ? view_options_for(*request.profile, *edits) : view::ViewOptions{};
   options.status = request.status;
   options.inspect_detail = request.inspect_detail;
+  options.sub_group_metadata = request.topology && request.topology->has_sub_group_levels();
   options.catalog = state.catalog.get();
   options.references = state.references.get();
   options.namespace_name = request.namespace_name;

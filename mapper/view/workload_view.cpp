@@ -448,7 +448,8 @@ WorkloadView build_view(const catalog::Definition& definition, json::ObjectDocum
   add_totals(view);
   require_pod_templates(definition, view);
   locate_metadata(definition.child_metadata, "child metadata", doc, view, view.child_metadata);
-  locate_metadata(definition.sub_group_metadata, "sub-group metadata", doc, view, view.sub_group_metadata);
+  if (options.sub_group_metadata)
+    locate_metadata(definition.sub_group_metadata, "sub-group metadata", doc, view, view.sub_group_metadata);
   // A wrapping definition's gangs are its wrapped objects', each after its own kind's rule.
   view.gangs = definition.wrapped_objects ? std::move(wrapped_gangs)
                                           : compute_gangs(definition, view.components, options, read, view.problems);

@@ -119,7 +119,8 @@ struct WorkloadView {
   std::vector<std::string> unresolved_references;
   // Where the profile's workload labels and annotations also go (Definition::child_metadata): metadata pointers.
   std::vector<std::string> child_metadata;
-  // Where the profile's sub-group annotations go (Definition::sub_group_metadata): metadata pointers.
+  // Where the profile's sub-group annotations go (Definition::sub_group_metadata): metadata pointers, located only
+  // when ViewOptions::sub_group_metadata asks.
   std::vector<std::string> sub_group_metadata;
   std::vector<GangGroupView> gangs;
   std::vector<std::string> phases;  // empty unless asked for; "Undefined" when no mapping matches
@@ -144,6 +145,9 @@ struct ViewOptions {
   // Evaluate what only inspect and review show, never admission: the definitions' sub-group minimums and
   // minSubGroups (KAI's hierarchy) and the gangs an operator adds on its own (Grove's scaled PodGangs).
   bool inspect_detail = false;
+  // Locate the sub-groups' metadata (Definition::sub_group_metadata): only for a rule with sub-group levels, which
+  // are written there; a path evaluated on every review of a JobSet otherwise.
+  bool sub_group_metadata = false;
   // Where the objects a definition wraps (Definition::wrapped_objects) find their own definitions. Without it, such
   // objects are problems: the workload is not understood.
   const catalog::Catalog* catalog = nullptr;

@@ -129,6 +129,20 @@ spec:
   CHECK(ObjectTemplate::parse(YAML::Load("[a]"), "podGroup").error() == "podGroup: must be an object");
 }
 
+TEST_CASE("policies of rules alone share the built-in profiles, read once (their jq compiled once)") {
+  yaml::Diagnostics errors;
+  const std::string rules = "apiVersion: workload-map.io/v1alpha1\nkind: Policy\nrules:\n- {name: all, profile: kai}\n";
+  auto first = Policy::load(rules, "a.yaml", errors);
+  auto second = Policy::load(rules, "b.yaml", errors);
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(errors.empty());
+  CHECK(first->profile("kueue") == second->profile("kueue"));
+  CHECK(first->rules().front().profile == second->rules().front().profile);
+  REQUIRE(first->profile("kueue"));
+  CHECK(first->profile("kueue")->overrides.size() > 2);
+}
+
 TEST_CASE("{{topologyGroup}} is the gang's name only where the gang has a topology") {
   auto t = ValueTemplate::parse("{{topologyGroup}}");
   REQUIRE_THAT(t, test::IsOk());
