@@ -67,6 +67,19 @@ void apply_child_metadata_edits(json::JsonPatchBuilder& patch, const WorkloadVie
   for (const auto& at : view.child_metadata) merge_metadata(patch, at, edits.labels, edits.annotations, warnings);
 }
 
+namespace {
+
+// Whether `metadata` is the metadata of one of the view's pod templates.
+bool is_pod_template_metadata(const WorkloadView& view, const std::string& metadata) {
+  return std::any_of(view.components.begin(), view.components.end(), [&](const ComponentView& c) {
+    return std::any_of(c.instances.begin(), c.instances.end(), [&](const InstanceView& i) {
+      return i.shape == PodShape::PodTemplate && i.location + "/metadata" == metadata;
+    });
+  });
+}
+
+}  // namespace
+
 bool is_sub_group_template(const WorkloadView& view, const InstanceView& instance) {
   if (view.sub_group_metadata.empty() || instance.shape != PodShape::PodTemplate) return false;
   const std::string metadata = instance.location + "/metadata";
@@ -79,14 +92,8 @@ void apply_sub_group_edits(json::JsonPatchBuilder& patch, const WorkloadView& vi
                            const std::function<bool(const std::string&)>& write_at,
                            std::vector<std::string>& warnings) {
   if (annotations.empty()) return;
-  for (const auto& at : view.sub_group_metadata) {
-    const bool pod_template = std::any_of(view.components.begin(), view.components.end(), [&](const auto& c) {
-      return std::any_of(c.instances.begin(), c.instances.end(), [&](const auto& i) {
-        return i.shape == PodShape::PodTemplate && i.location + "/metadata" == at;
-      });
-    });
-    if (!pod_template && write_at(at)) merge_metadata(patch, at, {}, annotations, warnings);
-  }
+  for (const auto& at : view.sub_group_metadata)  // a pod template's went with its pod edits
+    if (!is_pod_template_metadata(view, at) && write_at(at)) merge_metadata(patch, at, {}, annotations, warnings);
 }
 
 // Literal pointers, not merge_metadata's: every admission writes these (0.5% of a review's instructions).

@@ -56,10 +56,13 @@ std::map<std::string, std::string> racks_of(const std::string& pool) {
   return out;
 }
 
-// The racks the bound pods of JobSet `name` in `ns` are on.
-std::set<std::string> racks_used(const std::string& ns, const std::string& name, const std::string& pool) {
-  CommandResult r = Cluster::get().kubectl({"get", "pods", "-n", ns, "-l", "jobset.sigs.k8s.io/jobset-name=" + name,
-                                            "-o", "jsonpath={range .items[*]}{.spec.nodeName}{\"\\n\"}{end}"});
+// The racks the bound pods of JobSet `name` in `ns` are on; only those of replicated job `job`, when given.
+std::set<std::string> racks_used(const std::string& ns, const std::string& name, const std::string& pool,
+                                 const std::string& job = "") {
+  std::string selector = "jobset.sigs.k8s.io/jobset-name=" + name;
+  if (!job.empty()) selector += ",jobset.sigs.k8s.io/replicatedjob-name=" + job;
+  CommandResult r = Cluster::get().kubectl(
+      {"get", "pods", "-n", ns, "-l", selector, "-o", "jsonpath={range .items[*]}{.spec.nodeName}{\"\\n\"}{end}"});
   REQUIRE(r.status == 0);
   const auto racks = racks_of(pool);
   std::set<std::string> out;
@@ -256,22 +259,6 @@ spec:
               .out == "serve-group serve-group serve-group serve-group");
 }
 
-// The racks the bound pods of replicated job `job` of JobSet `name` are on.
-std::set<std::string> job_racks(const Racks& r, const std::string& ns, const std::string& name,
-                                const std::string& job) {
-  CommandResult got = Cluster::get().kubectl(
-      {"get", "pods", "-n", ns, "-l",
-       "jobset.sigs.k8s.io/jobset-name=" + name + ",jobset.sigs.k8s.io/replicatedjob-name=" + job, "-o",
-       "jsonpath={range .items[*]}{.spec.nodeName}{\"\\n\"}{end}"});
-  REQUIRE(got.status == 0);
-  const auto racks = racks_of(r.pool);
-  std::set<std::string> out;
-  std::istringstream lines(got.out);
-  for (std::string node; std::getline(lines, node);)
-    if (!node.empty()) out.insert(racks.count(node) ? racks.at(node) : "?");
-  return out;
-}
-
 // KAI: each sub-group in one rack (a rule's subGroups level, on the JobSet's Job templates, where KAI's JobSet grouper
 // reads a Job's own topology), the gang free to span racks. With r0's two fillers (r0: 2 free nodes, r1: 4), a JobSet
 // of two Jobs of 3 pods x 8 GPUs binds none (both Jobs cannot each have a rack), where without the line all six bind;
@@ -306,8 +293,8 @@ void each_job_in_one_rack(const Racks& r) {
   const bool placed = eventually([&] { return r.bound(r.jobs, "jobs") == 6; }, 90s, 500ms);
   INFO(describe(r.jobs));
   REQUIRE(placed);
-  CHECK(job_racks(r, r.jobs, "jobs", "a").size() == 1);
-  CHECK(job_racks(r, r.jobs, "jobs", "b").size() == 1);
+  CHECK(racks_used(r.jobs, "jobs", r.pool, "a").size() == 1);
+  CHECK(racks_used(r.jobs, "jobs", r.pool, "b").size() == 1);
 }
 
 void gangs_stay_in_one_rack(const std::string& profile) {
