@@ -15,6 +15,8 @@ void add_lint(CLI::App& app, int& status);
 void add_serve(CLI::App& app, int& status);
 void add_review(CLI::App& app, int& status);
 void add_review_request(CLI::App& app, int& status);
+void add_get(CLI::App& app, int& status);
+void add_describe(CLI::App& app, int& status);
 
 constexpr int kOk = 0;
 constexpr int kInvalid = 1;

@@ -18,16 +18,6 @@ namespace wm::cli {
 
 namespace {
 
-std::string others(const view::ResourceList& list) {
-  std::string out;
-  for (const auto& [name, q] : list) {
-    if (view::is_gpu_resource(name)) continue;
-    if (!out.empty()) out += ",";
-    out += name + "=" + q.str(view::is_byte_resource(name));
-  }
-  return out.empty() ? "-" : out;
-}
-
 void print_table(const view::WorkloadView& view, const Workload& w) {
   std::cout << w.kind << " " << (view.namespace_name.empty() ? "" : view.namespace_name + "/")
             << (view.name.empty() ? view.generate_name + "*" : view.name) << "  (" << w.source.file << ":"
@@ -44,10 +34,10 @@ void print_table(const view::WorkloadView& view, const Workload& w) {
         replicas += " (" + (i.min_replicas ? std::to_string(*i.min_replicas) : "") + ".." +
                     (i.max_replicas ? std::to_string(*i.max_replicas) : "") + ")";
       table.add({c.name, i.id, replicas, std::to_string(i.pods), std::to_string(view::gpu_count(i.total_requests)),
-                 others(i.pod_requests), i.location});
+                 non_gpu_requests(i.pod_requests), i.location});
     }
   table.add({"TOTAL", "", "", std::to_string(view.total_pods), std::to_string(view::gpu_count(view.total_requests)),
-             others(view.total_requests), ""});
+             non_gpu_requests(view.total_requests), ""});
   table.print(std::cout);
   for (const auto& g : view.gangs) {
     std::cout << "gang " << g.name << ": min member " << g.min_member << " (";

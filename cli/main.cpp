@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   wm::cli::add_review(app, status);
   wm::cli::add_serve(app, status);
   wm::cli::add_review_request(app, status);
+  wm::cli::add_get(app, status);
+  wm::cli::add_describe(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mapper/view/resources.h"
+
 namespace wm::cli {
 
 void Table::print(std::ostream& out) const {
@@ -19,6 +21,16 @@ void Table::print(std::ostream& out) const {
     }
     out << line << "\n";
   }
+}
+
+std::string non_gpu_requests(const view::ResourceList& list) {
+  std::string out;
+  for (const auto& [name, q] : list) {
+    if (view::is_gpu_resource(name)) continue;
+    if (!out.empty()) out += ",";
+    out += name + "=" + q.str(view::is_byte_resource(name));
+  }
+  return out.empty() ? "-" : out;
 }
 
 }  // namespace wm::cli

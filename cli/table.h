@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "mapper/view/quantity.h"
+
 namespace wm::cli {
 
 class Table {
@@ -16,5 +18,8 @@ class Table {
  private:
   std::vector<std::vector<std::string>> rows_;
 };
+
+// "cpu=2,memory=8Gi": the requests other than GPUs (a GPUS column has those), "-" for none.
+std::string non_gpu_requests(const view::ResourceList& list);
 
 }  // namespace wm::cli

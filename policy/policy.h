@@ -74,11 +74,28 @@ struct TopologySource {
   std::string levels;
 };
 
+// Where a profile's scheduler records a gang's state once admitted, for `get` and `describe`: the kind of object
+// (a PodGroup, Kueue's Workload), found as the one the workload or one of its objects or pods owns; its minimum, its
+// phase, and the conditions that say it waits, with the scheduler's own words. JSON Pointers, `*` for each item of an
+// array (a minimum given so is summed: Kueue's pod sets).
+struct GangStatusSource {
+  catalog::GroupVersionKind object;  // no kind: the scheduler keeps no gang object (the pods' words are all there is)
+  std::vector<std::string> min_member;  // the first that gives a number (KAI: the gang's, else its sub-groups')
+  std::string phase;                    // "" when the object has none
+  struct Waiting {
+    std::string conditions;  // the list of conditions
+    std::string type, status;
+    std::vector<std::string> messages;  // where the condition says why, each read in turn
+  };
+  std::vector<Waiting> waiting;
+};
+
 struct SchedulerProfile {
   std::string name;
   ProfileEdits edits;
   QueueSource queues;
   TopologySource topologies;
+  GangStatusSource gang_status;
   view::GangRule gang_rule = view::GangRule::Minimum;  // how this scheduler counts a gang's minimum
   struct Override {
     std::vector<std::string> kinds;  // "Pod" or "group/Kind"

@@ -162,6 +162,45 @@ class PolicyReader : public yaml::YamlReader {
     return t;
   }
 
+  std::string pointer(const YAML::Node& node, const std::string& field) {
+    if (!node.IsDefined()) return {};
+    if (node.IsScalar() && node.Scalar().starts_with("/")) return node.Scalar();
+    error(node, field, "must be a JSON Pointer into the object, * for each item of an array (/status/phase)");
+    return {};
+  }
+
+  GangStatusSource gang_status(YAML::Node node, const std::string& field) {  // by value: see workload()
+    GangStatusSource g;
+    if (!node.IsDefined() || !map(node, field, {"apiVersion", "kind", "minMember", "phase", "waiting"})) return g;
+    g.object = object_kind(node, field, "gangs' status");
+    if (g.object.kind.empty())
+      error(node, field, "must name the object that holds a gang's state by apiVersion and kind");
+    if (YAML::Node m = node["minMember"]; m.IsSequence())
+      for (size_t i = 0; i < m.size(); ++i) g.min_member.push_back(pointer(m[i], field + ".minMember"));
+    else if (m.IsDefined())
+      g.min_member.push_back(pointer(m, field + ".minMember"));
+    g.phase = pointer(node["phase"], field + ".phase");
+    YAML::Node waiting = node["waiting"];
+    if (waiting.IsDefined() && !waiting.IsSequence()) error(waiting, field + ".waiting", "must be a list");
+    for (size_t i = 0; waiting.IsSequence() && i < waiting.size(); ++i) {
+      const std::string at = field + ".waiting[" + std::to_string(i) + "]";
+      YAML::Node w = waiting[i];
+      if (!map(w, at, {"conditions", "type", "status", "messages"})) continue;
+      GangStatusSource::Waiting entry{
+          pointer(w["conditions"], at + ".conditions"), w["type"].Scalar(), w["status"].Scalar(), {}};
+      if (entry.conditions.empty() || entry.type.empty())
+        error(w, at, "must name the conditions (a JSON Pointer) and the type of the one that says the gang waits");
+      for (const auto& m : strings(w["messages"], at + ".messages")) {
+        if (m.starts_with("/"))
+          entry.messages.push_back(m);
+        else
+          error(w["messages"], at + ".messages", "must list JSON Pointers into the condition (/message)");
+      }
+      g.waiting.push_back(std::move(entry));
+    }
+    return g;
+  }
+
   Limits limits(const YAML::Node& node, const std::string& field) {
     Limits l;
     if (!node.IsDefined() || node.IsNull()) return l;
@@ -347,15 +386,16 @@ const view::DeviceClassMapping& builtin_devices() {
 std::unique_ptr<SchedulerProfile> read_profile(PolicyReader& r, const std::string& name, const YAML::Node& node) {
   const std::string field = "schedulerProfiles." + name;
   if (!r.map(node, field,
-             {"schedulerName", "gangRule", "minimums", "queues", "topologyObjects", "podLabels", "podAnnotations",
-              "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "subGroupAnnotations", "podGroup",
-              "workload", "overrides"}))
+             {"schedulerName", "gangRule", "minimums", "queues", "topologyObjects", "gangStatus", "podLabels",
+              "podAnnotations", "podSchedulingGroup", "workloadLabels", "workloadAnnotations", "subGroupAnnotations",
+              "podGroup", "workload", "overrides"}))
     return nullptr;
   auto profile = std::make_unique<SchedulerProfile>();
   profile->name = name;
   profile->edits = r.edits(node, field, false);
   profile->queues = r.queues(node["queues"], field + ".queues");
   profile->topologies = r.topology_objects(node["topologyObjects"], field + ".topologyObjects");
+  profile->gang_status = r.gang_status(node["gangStatus"], field + ".gangStatus");
   if (YAML::Node rule = node["gangRule"]; rule.IsDefined()) {
     auto parsed = rule.IsScalar() ? view::gang_rule_from_name(rule.Scalar()) : std::nullopt;
     if (parsed)

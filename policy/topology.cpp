@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/json/json_read.h"
 #include "mapper/view/gangs.h"
 
 namespace wm::policy {
@@ -51,25 +52,12 @@ std::vector<std::string> topology_writes(const ProfileEdits& edits, const view::
   return out;
 }
 
-namespace {
-
-void collect_levels(simdjson::dom::element at, std::string_view rest, std::vector<std::string>& out) {
-  const size_t star = rest.find("/*");
-  if (star == std::string_view::npos) {
-    std::string_view level;
-    if (at.at_pointer(rest).get(level) == simdjson::SUCCESS) out.emplace_back(level);
-    return;
-  }
-  simdjson::dom::array items;
-  if (at.at_pointer(rest.substr(0, star)).get(items) != simdjson::SUCCESS) return;
-  for (simdjson::dom::element item : items) collect_levels(item, rest.substr(star + 2), out);
-}
-
-}  // namespace
-
 std::vector<std::string> object_levels(simdjson::dom::element object, std::string_view levels) {
   std::vector<std::string> out;
-  collect_levels(object, levels, out);
+  json::for_each_at(object, levels, [&](simdjson::dom::element e) {
+    std::string_view level;
+    if (e.get_string().get(level) == simdjson::SUCCESS) out.emplace_back(level);
+  });
   return out;
 }
 

@@ -32,9 +32,10 @@ allowed kube kube base
 allowed policy policy telemetry mapper base
 allowed webhook webhook policy telemetry mapper base
 allowed controllers controllers kube policy telemetry mapper base
-allowed cli cli controllers webhook kube policy telemetry mapper base
+allowed live live policy telemetry mapper base
+allowed cli cli controllers live webhook kube policy telemetry mapper base
 # Below webhook/ and kube/, nothing of HTTP or TLS.
-if grep -rn '#include <boost/beast\|#include <boost/asio\|#include <openssl' base mapper telemetry policy; then
+if grep -rn '#include <boost/beast\|#include <boost/asio\|#include <openssl' base mapper telemetry policy live; then
   echo "base/, mapper/, telemetry/ or policy/ includes HTTP or TLS" && status=1
 fi
 # linked FOLDER ALLOWED...: the project libraries FOLDER's library links are among the ALLOWED ones.
@@ -42,7 +43,7 @@ linked() {
   local folder=$1 && shift
   local links lib
   links=$(tr '\n' ' ' <"$folder/CMakeLists.txt" | grep -o "target_link_libraries($folder [^)]*)" |
-    grep -ow 'base\|mapper\|telemetry\|policy\|webhook\|kube\|controllers' | grep -vx "$folder")
+    grep -ow 'base\|mapper\|telemetry\|policy\|webhook\|kube\|controllers\|live' | grep -vx "$folder")
   for lib in $links; do
     if [[ " $* " != *" $lib "* ]]; then
       echo "$folder/CMakeLists.txt links $lib; it may link only $*" && status=1
@@ -56,8 +57,9 @@ linked kube base
 linked policy telemetry mapper base
 linked webhook policy telemetry mapper base
 linked controllers kube policy telemetry mapper base
+linked live policy telemetry mapper base
 # docs/architecture.md names every source file outside tests/.
-for source in $(find base cli telemetry controllers kube mapper policy webhook -name '*.cpp' | sort); do
+for source in $(find base cli telemetry controllers kube live mapper policy webhook -name '*.cpp' | sort); do
   if ! grep -q "\`$source\`" docs/architecture.md; then
     echo "docs/architecture.md does not name $source" && status=1
   fi

@@ -20,6 +20,21 @@ inline std::string_view string_member(simdjson::dom::element e, std::string_view
   return {};
 }
 
+// Calls `each` with every element at `pattern`: a JSON Pointer whose "*" tokens stand for each item of an array
+// (/spec/levels/*/nodeLabel); nothing where a part is absent.
+template <class F>
+void for_each_at(simdjson::dom::element at, std::string_view pattern, F&& each) {
+  const size_t star = pattern.find("/*");
+  if (star == std::string_view::npos) {
+    simdjson::dom::element found;
+    if (at.at_pointer(pattern).get(found) == simdjson::SUCCESS) each(found);
+    return;
+  }
+  simdjson::dom::array items;
+  if (at.at_pointer(pattern.substr(0, star)).get(items) != simdjson::SUCCESS) return;
+  for (simdjson::dom::element item : items) for_each_at(item, pattern.substr(star + 2), each);
+}
+
 // "group/version" → {group, version}; "v1" (the core group) → {"", "v1"}.
 inline std::pair<std::string_view, std::string_view> split_api_version(std::string_view api_version) {
   const auto slash = api_version.find('/');

@@ -43,7 +43,8 @@ TEST_CASE("kueue: a 20-GPU JobSet over a 12-GPU quota stays suspended with Kueue
   add_nodes(pool, 5, 4);  // 20 GPUs of nodes: only the quota holds the big one back
   const std::string ns = make_namespace("quota-kueue", true);
   kubectl_apply(ns, kueue_queues(pool, ns, "team-a", 12));
-  RegisteredWebhook webhook(policy_for(ns, "kueue", "team-a"), "base", cluster_side_args("quota-kueue"));
+  const std::string policy = policy_for(ns, "kueue", "team-a");
+  RegisteredWebhook webhook(policy, "base", cluster_side_args("quota-kueue"));
 
   kubectl_apply(ns, jobset_yaml({.name = "big", .jobs = {{"workers", 5}}, .gpus = 4, .pool = pool}));
   kubectl_apply(ns, jobset_yaml({.name = "fits", .jobs = {{"workers", 3}}, .gpus = 4, .pool = pool}));
@@ -70,4 +71,10 @@ TEST_CASE("kueue: a 20-GPU JobSet over a 12-GPU quota stays suspended with Kueue
   const std::string why = jsonpath(ns, "workloads.kueue.x-k8s.io/" + big_workload, reserved + ".message");
   INFO(why);
   CHECK(why.find("insufficient quota for nvidia.com/gpu") != std::string::npos);
+  // `get` and `describe`: the big one Pending (queued by Kueue, not suspended by its user), in Kueue's words; the one
+  // that fits Running.
+  const std::string said = check_live(ns, policy, "JobSet", "big", {"Pending", 5, 0, 20, "0/5 Pending"});
+  INFO(said);
+  CHECK(said.find(why) != std::string::npos);
+  check_live(ns, policy, "JobSet", "fits", {"Running", 3, 3, 12, "3/3", false});
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/json/json_read.h"
 #include "mapper/view/gangs.h"
 #include "mapper/view/workload_view.h"
 #include "policy/policy.h"
@@ -144,6 +145,90 @@ bool stays(const std::function<bool()>& check, std::chrono::seconds duration) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   return check();
+}
+
+}  // namespace wm::test
+
+namespace wm::test {
+
+simdjson::dom::element live_json(simdjson::dom::parser& parser, const std::string& ns, const std::string& policy_yaml,
+                                 std::vector<std::string> args) {
+  const std::string policy = write_temp(ns + "-live-policy.yaml", policy_yaml);
+  args.insert(args.begin(), WM_CLI);
+  args.insert(args.end(), {"-n", ns, "-o", "json", "--kubeconfig", Cluster::get().kubeconfig(), "--policy", policy});
+  CommandResult r = run_command(args);
+  INFO(args[1] << ": " << r.err);
+  REQUIRE(r.status == 0);
+  simdjson::dom::element out;
+  REQUIRE(parser.parse(r.out).get(out) == simdjson::SUCCESS);
+  return out;
+}
+
+namespace {
+
+// Whether `text` is one of the strings anywhere in `e`.
+bool holds_string(simdjson::dom::element e, std::string_view text) {
+  std::string_view s;
+  simdjson::dom::array items;
+  simdjson::dom::object fields;
+  if (e.get_string().get(s) == simdjson::SUCCESS) return s == text;
+  if (e.get_array().get(items) == simdjson::SUCCESS)
+    for (simdjson::dom::element item : items)
+      if (holds_string(item, text)) return true;
+  if (e.get_object().get(fields) == simdjson::SUCCESS)
+    for (auto field : fields)
+      if (holds_string(field.value, text)) return true;
+  return false;
+}
+
+// The one item of `get KIND/NAME`.
+simdjson::dom::element one_item(simdjson::dom::parser& parser, const std::string& ns, const std::string& policy_yaml,
+                                const std::string& kind, const std::string& name) {
+  simdjson::dom::element got = live_json(parser, ns, policy_yaml, {"get", kind + "/" + name});
+  simdjson::dom::array items = got["items"].get_array().value();
+  REQUIRE(items.size() == 1);
+  return items.at(0).value();
+}
+
+long long number_at(simdjson::dom::element e, const char* pointer) {
+  int64_t n = -1;
+  return e.at_pointer(pointer).get_int64().get(n) == simdjson::SUCCESS ? n : -1;
+}
+
+}  // namespace
+
+std::string check_live(const std::string& ns, const std::string& policy_yaml, const std::string& kind,
+                       const std::string& name, const LiveExpectation& expected) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element item = one_item(parser, ns, policy_yaml, kind, name);
+  INFO(simdjson::to_string(item));
+  CHECK(string_at(item, "/phase") == expected.phase);
+  CHECK(number_at(item, "/pods/expected") == expected.pods);
+  CHECK(number_at(item, "/pods/scheduled") == expected.scheduled);
+  if (expected.gpus >= 0) CHECK(number_at(item, "/gpus") == expected.gpus);
+  CHECK(string_at(item, "/gang/summary").starts_with(expected.gang));
+  if (!expected.describe) return {};
+  // describe quotes the scheduler's gang objects, word for word: each reason is in the object the API server holds.
+  simdjson::dom::parser described_parser;
+  simdjson::dom::element described = live_json(described_parser, ns, policy_yaml, {"describe", kind + "/" + name});
+  std::string said;
+  // Arrays held by name: a range-for over get_array().value() would iterate a dead temporary.
+  const simdjson::dom::array objects = described["gang"]["objects"].get_array().value(),
+                             why = described["why"].get_array().value();
+  for (simdjson::dom::element g : objects) {
+    const std::string group(json::split_api_version(string_at(g, "/apiVersion")).first);
+    simdjson::dom::parser object_parser;
+    simdjson::dom::element object = Cluster::get().get_json(
+        object_parser, {"get", string_at(g, "/kind") + "." + group, string_at(g, "/name"), "-n", ns});
+    const simdjson::dom::array reasons = g["reasons"].get_array().value();
+    for (simdjson::dom::element reason : reasons) {
+      std::string_view text = reason.get_string().value();
+      CHECK(holds_string(object, text));
+      said += std::string(text) + "\n";
+    }
+  }
+  for (simdjson::dom::element r : why) said += string_at(r, "/source") + ": " + string_at(r, "/text") + "\n";
+  return said;
 }
 
 }  // namespace wm::test

@@ -62,6 +62,24 @@ std::string describe(const std::string& ns);
 // `kubectl apply -f -` in `ns`; fails the test on error.
 void kubectl_apply(const std::string& ns, const std::string& yaml);
 
+// `workload-map get` (or describe) against the bed, as a user runs it (--kubeconfig), with ARGS, `-n ns -o json` and
+// the webhook's policy (the profile its rules pick is the one whose gang objects are read); fails the test on error.
+simdjson::dom::element live_json(simdjson::dom::parser& parser, const std::string& ns, const std::string& policy_yaml,
+                                 std::vector<std::string> args);
+// What `get KIND/NAME` must say of a workload: its phase, pods expected and scheduled, GPUs (-1: not checked), and
+// how its gang summary begins ("0/5").
+struct LiveExpectation {
+  std::string phase;
+  long long pods = 0, scheduled = 0, gpus = -1;
+  std::string gang;
+  bool describe = true;  // ask `describe` too
+};
+// Checks `get`, then (unless told not to) asks `describe` and checks that every word it quotes from the scheduler's
+// gang objects is in the object as the API server holds it; returns what describe says of the workload (the gang
+// objects' words, then the reasons, one per line).
+std::string check_live(const std::string& ns, const std::string& policy_yaml, const std::string& kind,
+                       const std::string& name, const LiveExpectation& expected);
+
 // Holds while `check` stays true for all of `duration` (checked every second); false at its first failure.
 bool stays(const std::function<bool()>& check, std::chrono::seconds duration);
 

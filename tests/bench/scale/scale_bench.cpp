@@ -173,7 +173,8 @@ TEST_CASE("scale: workloads created at a fixed rate get their PodGroups, run who
   add_nodes(pool, pods / kGpusPerNode + 1, kGpusPerNode);
   const double pods_total = pods;
 
-  RegisteredWebhook webhook(policy_for(ns, o.profile), "base", cluster_side_args(label));
+  const std::string policy = policy_for(ns, o.profile);
+  RegisteredWebhook webhook(policy, "base", cluster_side_args(label));
   const pid_t pid = webhook.server().pid();
   // A connection per scrape: the server closes idle ones.
   auto webhook_metrics = [&] { return HttpsClient(webhook.server().port()).get("/metrics").body; };
@@ -250,6 +251,20 @@ TEST_CASE("scale: workloads created at a fixed rate get their PodGroups, run who
   // The storm includes the Jobs and pods the workloads make.
   const std::string apiserver_after = api_server_metrics(), webhook_after = webhook_metrics();
   CHECK(all_running);
+  // `workload-map get -A` over them all, as a user runs it: every workload a row, Running, its pods all its own.
+  const auto get_start = Clock::now();
+  CommandResult got = run_command({WM_CLI, "get", "-A", "-o", "json", "--kubeconfig", Cluster::get().kubeconfig(),
+                                   "--policy", write_temp(ns + "-policy.yaml", policy)});
+  const double get_ms = ms(Clock::now() - get_start);
+  size_t rows = 0, running_rows = 0;
+  simdjson::dom::parser get_parser;
+  simdjson::dom::array items;
+  INFO(got.err);
+  if (got.status == 0 && get_parser.parse(got.out)["items"].get_array().get(items) == simdjson::SUCCESS)
+    for (simdjson::dom::element item : items)
+      if (string_at(item, "/namespace") == ns) ++rows, running_rows += string_at(item, "/phase") == "Running";
+  CHECK(rows == workloads.size());
+  CHECK(running_rows == workloads.size());
 
   // Delete every workload; the garbage collector removes their PodGroups.
   std::atomic<size_t> deleted{0};
@@ -313,6 +328,8 @@ TEST_CASE("scale: workloads created at a fixed rate get their PodGroups, run who
   }
   out << format("  pods: %.0f of %.0f running, %.0f s after the first create\n", pods_running, pods_total,
                 pods_seconds);
+  out << format("  workload-map get -A: %.0f ms, %.0f rows of the workloads, %.0f Running\n", get_ms,
+                static_cast<double>(rows), static_cast<double>(running_rows));
   size_t delete_failures = 0;
   for (const auto& d : deletes) delete_failures += d.status / 100 != 2;
   CHECK(delete_failures == 0);
