@@ -29,6 +29,12 @@ std::vector<std::string> Policy::profile_names() const {
   return out;
 }
 
+void Policy::warm_up() const {
+  for (const auto& p : profiles_)
+    for (const auto& o : p->overrides)
+      if (o.when) o.when->warm_up();
+}
+
 Policy Policy::builtin() {
   yaml::Diagnostics errors;
   auto policy = load(std::string(embedded_policy_text()), "manifests/base/policy.yaml", errors);

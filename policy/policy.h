@@ -172,6 +172,9 @@ class Policy {
   // What DRA DeviceClasses count as under limits (the `devices` section); what view options point at.
   const view::DeviceClassMapping& devices() const { return devices_; }
   const std::vector<Topology>& topologies() const { return topologies_; }
+  // Compiles, on the calling thread, the jq of the profiles' overrides (their `when`): a worker does it before its
+  // first request, so that no review pays a compile inside its deadline (a first kueue MPIJob on a loaded machine did).
+  void warm_up() const;
 
   Policy() = default;
   Policy(Policy&&) = default;

@@ -183,7 +183,10 @@ int Server::run(const std::function<void(uint16_t, uint16_t)>& on_listening) {
 
   std::vector<std::thread> pool;
   auto work = [&s] {
-    s.shared.state.current().catalog->warm_up();  // this thread's jq programs, before its first request
+    // This thread's jq programs, the catalog's and the policy's, before its first request.
+    const policy::AdmissionState warm = s.shared.state.current();
+    warm.catalog->warm_up();
+    if (warm.policy) warm.policy->warm_up();
     // A handler that throws (reviews are guarded: this is the rest, connections and metrics) costs its connection,
     // which the exception's unwinding closes, never the thread: run() is entered again.
     for (;;) {

@@ -145,6 +145,7 @@ TEST_CASE("every fixture of every catalog kind keeps every edit of every shipped
           // webhook's reason.
           const std::string reason = string_at(review, "/response/status/message");
           const kube::Response refused = dry_run(ns);
+          INFO("the webhook's answer asked directly: " << reason);
           INFO(refused.describe());
           CHECK_FALSE(refused.ok());
           CHECK(refused.body.find(reason.substr(0, 60)) != std::string::npos);
