@@ -6,31 +6,36 @@
 
 namespace wm::kube {
 
-Listed list_all(Api& api, const std::string& path, const std::string& query) {
-  Listed out;
+ListFailure for_each_page(Api& api, const std::string& path, const std::string& query,
+                          const std::function<bool(std::unique_ptr<simdjson::dom::document>& page)>& page) {
   simdjson::dom::parser parser;
   std::string continue_token;
   do {
-    std::string target = path + "?limit=500" + (query.empty() ? "" : "&" + query);
+    std::string target = path + "?" + (query.empty() ? "" : query + "&") + "limit=500";
     if (!continue_token.empty()) target += "&continue=" + url_encode(continue_token);
     Response r = api.request("GET", target, {}, kJson, std::chrono::seconds(60));
-    if (!r.ok()) {
-      out.status = r.status;
-      out.error = "list " + path + ": " + r.describe();
-      return out;
-    }
-    auto page = std::make_unique<simdjson::dom::document>();
+    if (!r.ok()) return {r.status, "list " + path + ": " + r.describe()};
+    auto document = std::make_unique<simdjson::dom::document>();
     simdjson::dom::element list;
-    if (parser.parse_into_document(*page, r.body).get(list) != simdjson::SUCCESS) {
-      out.error = "list " + path + ": the response is not JSON";
-      return out;
-    }
-    simdjson::dom::array items;
-    if (list["items"].get_array().get(items) == simdjson::SUCCESS)
-      for (simdjson::dom::element item : items) out.items.push_back(item);
+    if (parser.parse_into_document(*document, r.body).get(list) != simdjson::SUCCESS)
+      return {r.status, "list " + path + ": the response is not JSON"};
     continue_token = std::string(json::string_at(list, "/metadata/continue"));
-    out.pages.push_back(std::move(page));
+    if (!page(document)) break;
   } while (!continue_token.empty());
+  return {};
+}
+
+Listed list_all(Api& api, const std::string& path, const std::string& query) {
+  Listed out;
+  const ListFailure failed = for_each_page(api, path, query, [&](std::unique_ptr<simdjson::dom::document>& page) {
+    simdjson::dom::array items;
+    if (page->root()["items"].get_array().get(items) == simdjson::SUCCESS)
+      for (simdjson::dom::element item : items) out.items.push_back(item);
+    out.pages.push_back(std::move(page));
+    return true;
+  });
+  out.status = failed.status;
+  out.error = failed.error;
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,8 +22,16 @@ struct Listed {
   bool ok() const { return error.empty(); }
 };
 
-// Every object at `path` (a collection), with `query` ("labelSelector=..." or ""). A failed page ends the read: what
-// came before it is kept, and `error` says what failed.
+// The pages of the collection at `path`, with `query` ("labelSelector=..." or ""), each parsed into a document of its
+// own and handed to `page` (which may keep it) until the last, or until `page` returns false. A failed page ends the
+// read: `status` and `error` say what failed (error empty when none did). The one pager of `list_all` and Reflector.
+struct ListFailure {
+  int status = 200;
+  std::string error;
+};
+ListFailure for_each_page(Api& api, const std::string& path, const std::string& query,
+                          const std::function<bool(std::unique_ptr<simdjson::dom::document>& page)>& page);
+// Every object at `path`. A failed page ends the read: what came before it is kept, and `error` says what failed.
 Listed list_all(Api& api, const std::string& path, const std::string& query = {});
 // A list item as a whole object: minified, without metadata.managedFields (kube/trim.h), apiVersion and kind first.
 std::string typed_item(simdjson::dom::element item, std::string_view api_version, std::string_view kind);

@@ -8,6 +8,7 @@
 #include "base/json/json_read.h"
 #include "base/json/json_writer.h"
 #include "kube/backoff.h"
+#include "kube/list.h"
 
 namespace wm::kube {
 
@@ -25,7 +26,7 @@ bool sleep_unless_stopped(std::chrono::milliseconds duration, const std::atomic<
 namespace {
 
 std::string query(const Collection& c) {
-  return c.label_selector.empty() ? "" : "labelSelector=" + url_encode(c.label_selector) + "&";
+  return c.label_selector.empty() ? "" : "labelSelector=" + url_encode(c.label_selector);
 }
 
 }  // namespace
@@ -72,28 +73,19 @@ std::string Reflector::with_type(std::string object_json) const {
 
 bool Reflector::list(std::string& resource_version, const std::atomic<bool>& stop) {
   std::vector<std::string> objects;
-  std::string continue_token;
-  simdjson::dom::parser parser;
-  do {
-    std::string target = collection_.path + "?" + query(collection_) + "limit=500";
-    if (!continue_token.empty()) target += "&continue=" + url_encode(continue_token);
-    Response r = api_.request("GET", target, {}, kJson, std::chrono::seconds(60));
-    if (stop.load()) return false;
-    if (!r.ok()) {
-      handlers_.failed("list " + collection_.path + ": " + r.describe());
-      return false;
-    }
-    simdjson::dom::element list;
-    simdjson::dom::array items;
-    if (parser.parse(r.body).get(list) != simdjson::SUCCESS) {
-      handlers_.failed("list " + collection_.path + ": the response is not JSON");
-      return false;
-    }
-    if (list["items"].get_array().get(items) == simdjson::SUCCESS)
-      for (auto item : items) objects.push_back(with_type(json::element_json(item)));
-    continue_token = std::string(json::string_at(list, "/metadata/continue"));
-    resource_version = std::string(json::string_at(list, "/metadata/resourceVersion"));
-  } while (!continue_token.empty());
+  const ListFailure failed =
+      for_each_page(api_, collection_.path, query(collection_), [&](std::unique_ptr<simdjson::dom::document>& page) {
+        simdjson::dom::array items;
+        if (page->root()["items"].get_array().get(items) == simdjson::SUCCESS)
+          for (auto item : items) objects.push_back(with_type(json::element_json(item)));
+        resource_version = std::string(json::string_at(page->root(), "/metadata/resourceVersion"));
+        return !stop.load();
+      });
+  if (stop.load()) return false;
+  if (!failed.error.empty()) {
+    handlers_.failed(failed.error);
+    return false;
+  }
   handlers_.replaced(std::move(objects));
   if (handlers_.live) handlers_.live();
   return true;
@@ -103,7 +95,8 @@ Reflector::WatchEnd Reflector::watch(std::string& resource_version, const std::a
   static thread_local std::mt19937 random(std::random_device{}());
   // As client-go: the server ends each watch after 5 to 10 minutes, so that load spreads over the API servers.
   const int timeout_seconds = 300 + static_cast<int>(random() % 300);
-  const std::string target = collection_.path + "?" + query(collection_) +
+  const std::string selector = query(collection_);
+  const std::string target = collection_.path + "?" + (selector.empty() ? "" : selector + "&") +
                              "watch=1&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout_seconds) +
                              "&resourceVersion=" + url_encode(resource_version);
   Splitter splitter;
