@@ -251,6 +251,9 @@ void add_cluster_options(CLI::App* command, ServeOptions* o) {
       ->add_option_function<std::string>("--pod-groups", on_off(o->cluster.pod_groups),
                                          "make the PodGroups of profiles with a podGroup template (default on)")
       ->check(CLI::IsMember({"on", "off"}));
+  command->add_flag("--workload-metrics", o->cluster.workload_metrics,
+                    "every workload's pods, requests and waiting gangs as gauges on /metrics, per namespace, kind and "
+                    "phase (watches every kind the catalog knows, and the pods; docs/cluster.md)");
   command->add_option("--webhook-configuration", o->cluster.webhook_configuration,
                       "the webhook configurations whose rules gain every kind the catalog knows (default workload-map; "
                       "\"\" for none)");

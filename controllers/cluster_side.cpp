@@ -6,6 +6,7 @@
 #include "controllers/pod_groups.h"
 #include "controllers/reference_watch.h"
 #include "controllers/webhook_rules.h"
+#include "controllers/workload_demand.h"
 #include "kube/client.h"
 #include "kube/discovery.h"
 #include "kube/leader_election.h"
@@ -21,6 +22,7 @@ struct ClusterSide::Parts {
   std::unique_ptr<ReferenceWatch> references;
   std::unique_ptr<NodeWatch> nodes;
   std::unique_ptr<WebhookRules> webhook_rules;
+  std::unique_ptr<WorkloadDemandWatch> demand;
   std::unique_ptr<kube::LeaderElection> election;
 };
 
@@ -47,11 +49,14 @@ Result<void> ClusterSide::start(std::unique_ptr<kube::Api> api) {
   // Every replica admits, so every replica holds the referenced objects.
   parts->references = std::make_unique<ReferenceWatch>(cluster);
   parts->nodes = std::make_unique<NodeWatch>(cluster);
-  if (options_.pod_groups) {
-    parts->pod_groups = std::make_unique<PodGroupController>(cluster);
-    // A Workflow created before its WorkflowTemplate was held gets its PodGroups once the template is.
-    parts->references->on_change([pod_groups = parts->pod_groups.get()] { pod_groups->references_changed(); });
-  }
+  if (options_.pod_groups) parts->pod_groups = std::make_unique<PodGroupController>(cluster);
+  if (options_.workload_metrics) parts->demand = std::make_unique<WorkloadDemandWatch>(cluster);
+  // A Workflow created before its WorkflowTemplate was held gets its PodGroups once the template is; a workload's
+  // demand is counted again with what it refers to.
+  parts->references->on_change([pod_groups = parts->pod_groups.get(), demand = parts->demand.get()] {
+    if (pod_groups) pod_groups->references_changed();
+    if (demand) demand->references_changed();
+  });
   if (!options_.webhook_configuration.empty()) {
     const std::string base = "/apis/admissionregistration.k8s.io/v1/";
     parts->webhook_rules = std::make_unique<WebhookRules>(
@@ -80,6 +85,11 @@ Result<void> ClusterSide::start(std::unique_ptr<kube::Api> api) {
             {"via", options_.config.source},
             {"identity", options_.identity},
             {"lease", options_.lease_namespace + "/" + options_.lease_name}});
+  start_threads();
+  return {};
+}
+
+void ClusterSide::start_threads() {
   if (parts_->kartas) {
     threads_.emplace_back([this] { parts_->kartas->watch(stop_); });
     threads_.emplace_back([this] { parts_->kartas->write_statuses(stop_, leading_); });
@@ -89,11 +99,14 @@ Result<void> ClusterSide::start(std::unique_ptr<kube::Api> api) {
     for (int i = 0; i < PodGroupController::kReconcileWorkers; ++i)
       threads_.emplace_back([this] { parts_->pod_groups->reconcile(stop_, leading_); });
   }
+  if (parts_->demand) {
+    threads_.emplace_back([this] { parts_->demand->watch(stop_); });
+    threads_.emplace_back([this] { parts_->demand->publish(stop_); });
+  }
   threads_.emplace_back([this] { parts_->references->run(stop_); });
   threads_.emplace_back([this] { parts_->nodes->run(stop_); });
   if (parts_->webhook_rules) threads_.emplace_back([this] { parts_->webhook_rules->run(stop_, leading_); });
   threads_.emplace_back([this] { parts_->election->run(stop_); });
-  return {};
 }
 
 void ClusterSide::stop() {

@@ -20,8 +20,9 @@ namespace wm::controllers {
 
 struct ClusterOptions {
   kube::Config config;
-  bool kartas = true;      // definitions from Karta objects
-  bool pod_groups = true;  // PodGroups for the profiles that have a podGroup template
+  bool kartas = true;             // definitions from Karta objects
+  bool pod_groups = true;         // PodGroups for the profiles that have a podGroup template
+  bool workload_metrics = false;  // every workload's demand as gauges (controllers/workload_demand.h)
   // The webhook configurations whose rules follow the catalog; empty for none.
   std::string webhook_configuration = "workload-map";
   std::string lease_namespace, lease_name = "workload-map", identity;
@@ -40,6 +41,7 @@ class ClusterSide {
 
  private:
   struct Parts;
+  void start_threads();  // each part's, once parts_ holds them
   ClusterOptions options_;
   policy::StateStore& state_;
   Metrics& metrics_;

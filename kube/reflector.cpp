@@ -31,7 +31,7 @@ std::string query(const Collection& c) {
 
 }  // namespace
 
-Result<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser) {
+Result<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser, const KeepObject& keep) {
   simdjson::dom::element event, object;
   if (parser.parse(line.data(), line.size()).get(event) != simdjson::SUCCESS || !event.is_object())
     return Error{"a watch event that is not a JSON object"};
@@ -58,13 +58,14 @@ Result<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::pars
     return Error{"a watch event of unknown type \"" + std::string(type.substr(0, 40)) + "\""};
   }
   out.resource_version = std::string(json::string_at(object, "/metadata/resourceVersion"));
-  if (out.type != WatchEvent::Type::Bookmark) out.object_json = json::element_json(object);
+  if (out.type != WatchEvent::Type::Bookmark) out.object_json = keep ? keep(object) : json::element_json(object);
   return out;
 }
 
-// List items come without apiVersion and kind (the list has them); events and handlers want whole objects.
+// List items come without apiVersion and kind (the list has them); events and handlers want whole objects. The API
+// server writes them first when it writes them (an owner reference's further in says nothing of the object's own).
 std::string Reflector::with_type(std::string object_json) const {
-  if (object_json.find("\"kind\"") != std::string::npos && object_json.find("\"apiVersion\"") != std::string::npos)
+  if (collection_.keep || object_json.starts_with("{\"kind\":") || object_json.starts_with("{\"apiVersion\":"))
     return object_json;
   std::string head = "{\"apiVersion\":" + json::json_string(collection_.api_version) +
                      ",\"kind\":" + json::json_string(collection_.kind) + (object_json.size() > 2 ? "," : "");
@@ -77,7 +78,8 @@ bool Reflector::list(std::string& resource_version, const std::atomic<bool>& sto
       for_each_page(api_, collection_.path, query(collection_), [&](std::unique_ptr<simdjson::dom::document>& page) {
         simdjson::dom::array items;
         if (page->root()["items"].get_array().get(items) == simdjson::SUCCESS)
-          for (auto item : items) objects.push_back(with_type(json::element_json(item)));
+          for (auto item : items)
+            objects.push_back(with_type(collection_.keep ? collection_.keep(item) : json::element_json(item)));
         resource_version = std::string(json::string_at(page->root(), "/metadata/resourceVersion"));
         return !stop.load();
       });
@@ -104,7 +106,7 @@ Reflector::WatchEnd Reflector::watch(std::string& resource_version, const std::a
   WatchEnd end = WatchEnd::Ended;
   std::string problem;
   auto on_line = [&](std::string_view line) {
-    auto event = decode_watch_event(line, parser);
+    auto event = decode_watch_event(line, parser, collection_.keep);
     if (!event) {
       problem = event.error();
       return false;

@@ -26,13 +26,20 @@ struct WatchEvent {
   std::string object_json;       // Added, Modified, Deleted: the object
   std::string message;           // Error: the API server's
 };
-// An error for a line that is not a watch event.
-Result<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser);
+// What a handler keeps of each object (client-go's SharedIndexInformer.SetTransform), as JSON.
+using KeepObject = std::function<std::string(simdjson::dom::element object)>;
+
+// An error for a line that is not a watch event. The event's object is kept as `keep` says (whole without it).
+Result<WatchEvent> decode_watch_event(std::string_view line, simdjson::dom::parser& parser,
+                                      const KeepObject& keep = {});
 
 struct Collection {
   std::string path;               // /apis/<group>/<version>/<resource> or /api/v1/<resource>: every namespace
   std::string api_version, kind;  // filled into list items, which the API server sends without them
   std::string label_selector;     // "" for all
+  // What the handler keeps of each object, applied as each list page and watch event is read, so that a list of
+  // 50,000 pods is never held whole; its JSON is handed over as it is (the handler knows the kind). Whole without it.
+  KeepObject keep;
 };
 
 struct ReflectorHandlers {

@@ -12,6 +12,7 @@ struct PodCounts {
   long long existing = 0;   // its pods that exist now
   long long scheduled = 0;  // of them, bound to a node
   long long running = 0;    // of them, in phase Running
+  bool operator==(const PodCounts&) const = default;
 };
 
 // Failed or Completed when the definition says so; Pending while its scheduler records its gang waiting (Kueue suspends

@@ -95,7 +95,8 @@ void Metrics::reload(const std::string& what, bool ok) {
 
 namespace {
 
-std::string label_text(Metrics::SeriesLabels labels) {
+template <class Labels>
+std::string label_text(const Labels& labels) {
   std::string out;
   for (const auto& [name, value] : labels)
     out += std::string(out.empty() ? "{" : ",") + std::string(name) + "=\"" + label_value(std::string(value)) + "\"";
@@ -114,6 +115,13 @@ Metrics::Family& Metrics::family(const MetricFamily& f) {
 void Metrics::set_gauge(const MetricFamily& f, SeriesLabels labels, double value) {
   std::lock_guard lock(mutex_);
   family(f).series[label_text(labels)] = value;
+}
+
+void Metrics::replace_gauges(const MetricFamily& f, const std::vector<std::pair<OwnedLabels, double>>& series) {
+  std::map<std::string, double> rendered;
+  for (const auto& [labels, value] : series) rendered[label_text(labels)] = value;
+  std::lock_guard lock(mutex_);
+  family(f).series = std::move(rendered);
 }
 
 void Metrics::declare(const MetricFamily& f) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace wm {
 
@@ -42,6 +43,10 @@ class Metrics {
   using SeriesLabels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
   void set_gauge(const MetricFamily& family, SeriesLabels labels, double value);
   void add_counter(const MetricFamily& family, SeriesLabels labels, double by = 1);
+  // Every series of a gauge family at once, each a list of name/value label pairs and its value: a series not given
+  // is gone (the namespace whose last workload went).
+  using OwnedLabels = std::vector<std::pair<std::string, std::string>>;
+  void replace_gauges(const MetricFamily& family, const std::vector<std::pair<OwnedLabels, double>>& series);
   // A family with no series yet: its HELP and TYPE are served from now on.
   void declare(const MetricFamily& family);
 

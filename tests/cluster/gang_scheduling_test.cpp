@@ -108,7 +108,10 @@ void gang_starts_whole(const std::string& profile) {
   add_nodes(pool, 3, 4);
   const std::string ns = make_namespace("whole-" + profile, true);
   const std::string policy = policy_for(ns, profile, bed_queue(profile));
-  RegisteredWebhook webhook(policy, "base", cluster_side_args("whole-" + profile));
+  std::vector<std::string> serve_args = cluster_side_args("whole-" + profile);
+  serve_args.push_back("--workload-metrics");
+  RegisteredWebhook webhook(policy, "base", serve_args);
+  const uint16_t port = webhook.server().port();
   kubectl_apply(ns, jobset_yaml({.name = "train", .jobs = {{"workers", 5}}, .gpus = 4, .pool = pool}));
   const std::string pods = std::string(kJobSetPods) + "train";
   REQUIRE(eventually([&] { return count_pods(ns, pods).total == 5; }, 60s, 500ms));
@@ -125,8 +128,8 @@ void gang_starts_whole(const std::string& profile) {
   }
   if (profile == "native") native_gang_is_kubernetes_own(ns, "train", pods, 5);
   // Meanwhile `get` says it is Pending, none of its pods scheduled (the last 3 s of 10 without a pod bound), and
-  // `describe` why, in the scheduler's words.
-  const std::string said = check_live(ns, policy, "JobSet", "train", {"Pending", 5, 0, 20, "0/5"});
+  // `describe` why, in the scheduler's words; the webhook's workload metrics count it the same.
+  const std::string said = check_live(ns, policy, "JobSet", "train", {"Pending", 5, 0, 20, "0/5", true, port});
   INFO(profile << " says:\n" << said);
   if (profile == "kai") CHECK(said.find("didn't have enough resources: GPUs") != std::string::npos);
   add_nodes(pool, 2, 4);
@@ -134,7 +137,7 @@ void gang_starts_whole(const std::string& profile) {
   INFO(describe(ns));
   CHECK(all_bound);
   CHECK(eventually([&] { return count_pods(ns, pods).running == 5; }, 30s, 500ms));
-  check_live(ns, policy, "JobSet", "train", {"Running", 5, 5, 20, "5/5", false});
+  check_live(ns, policy, "JobSet", "train", {"Running", 5, 5, 20, "5/5", false, port});
   if (profile == "yunikorn") CHECK(eventually([&] { return count_pods(ns, placeholders).total == 0; }, 60s, 500ms));
 }
 
@@ -204,7 +207,9 @@ void lws_binds_whole_groups(const std::string& profile) {
   add_nodes(pool, 2, 8);
   const std::string ns = make_namespace("groups-" + profile, true);
   const std::string policy = policy_for(ns, profile, bed_queue(profile));
-  RegisteredWebhook webhook(policy, "base", cluster_side_args("groups-" + profile));
+  std::vector<std::string> serve_args = cluster_side_args("groups-" + profile);
+  serve_args.push_back("--workload-metrics");
+  RegisteredWebhook webhook(policy, "base", serve_args);
   kubectl_apply(ns, R"(apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
 metadata: {name: serve}
@@ -238,10 +243,12 @@ spec:
   REQUIRE(settled);
   CHECK(stays(two_whole_none_half, profile == "volcano" ? 8s : 10s));  // volcano's `get` below observes 2 s more
   // `get` counts the groups' pods as one workload's (Initializing, as the definition says of an LWS not all ready),
-  // and their gangs as Volcano records them: a PodGroup per group, LWS's own, the waiting group's in Volcano's words.
+  // and their gangs as Volcano records them: a PodGroup per group, LWS's own, the waiting group's in Volcano's words;
+  // the webhook's workload metrics count the same (one gang of three waiting).
   if (profile == "volcano") {
     const std::string said =
-        check_live(ns, policy, "LeaderWorkerSet", "serve", {"Initializing", 12, 8, 24, "8/12 NotEnoughResources"});
+        check_live(ns, policy, "LeaderWorkerSet", "serve",
+                   {"Initializing", 12, 8, 24, "8/12 NotEnoughResources", true, webhook.server().port()});
     INFO(said);
     CHECK(said.find("tasks in gang unschedulable") != std::string::npos);
   }

@@ -419,7 +419,8 @@ TEST_CASE("the chart lints and renders over a values matrix") {
   const std::vector<std::vector<std::string>> matrix = {
       {},
       {"--set", "certificates.source=cert-manager", "--set", "metrics.serviceMonitor.enabled=true", "--set",
-       "metrics.prometheusRule.enabled=true", "--set", "metrics.grafanaDashboard.enabled=true"},
+       "metrics.prometheusRule.enabled=true", "--set", "metrics.grafanaDashboard.enabled=true", "--set",
+       "metrics.workloads.enabled=true"},
       {"--set", "certificates.source=provided", "--set", "certificates.caBundle=Y2E=", "--set",
        "certificates.secretName=mine", "--set", "webhook.failurePolicy=Fail", "--set", "webhook.timeoutSeconds=10"},
       {"--set", "replicaCount=3", "--set", "podDisruptionBudget.enabled=false", "--set", "priorityClassName=", "--set",
@@ -472,9 +473,9 @@ TEST_CASE("the chart installs upgrades and uninstalls and its Deployment starts 
   remove_cluster_scoped();
   const std::string ns = "wm-chart";
   const Cluster& cluster = Cluster::get();
-  CommandResult installed =
-      helm({"install", "wm", chart(), "-n", ns, "--create-namespace", "--set-file",
-            "policy=" + source_path("manifests/base/policy.yaml"), "--set", "catalogKartas=true"});
+  CommandResult installed = helm({"install", "wm", chart(), "-n", ns, "--create-namespace", "--set-file",
+                                  "policy=" + source_path("manifests/base/policy.yaml"), "--set", "catalogKartas=true",
+                                  "--set", "metrics.workloads.enabled=true"});
   INFO(installed.out << installed.err);
   REQUIRE(installed.status == 0);
   {

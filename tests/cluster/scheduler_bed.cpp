@@ -195,6 +195,37 @@ long long number_at(simdjson::dom::element e, const char* pointer) {
   return e.at_pointer(pointer).get_int64().get(n) == simdjson::SUCCESS ? n : -1;
 }
 
+// The webhook's workload metrics count `item` (one row of `get -o json`) as `get` does, within a few seconds: the one
+// workload of its namespace, kind and phase, its pods expected and scheduled, its GPUs, its gangs waiting.
+void check_metrics(uint16_t port, simdjson::dom::element item) {
+  const std::string labels = "namespace=\"" + string_at(item, "/namespace") + "\",kind=\"" + string_at(item, "/kind") +
+                             "\",phase=\"" + string_at(item, "/phase") + "\"";
+  const std::string waiting_series = "workload_map_gangs_waiting{namespace=\"" + string_at(item, "/namespace") +
+                                     "\",kind=\"" + string_at(item, "/kind") + "\",scheduler=\"" +
+                                     string_at(item, "/scheduler") + "\"}";
+  long long waiting = 0;
+  const simdjson::dom::array gangs = item["gang"]["objects"].get_array().value();
+  for (simdjson::dom::element g : gangs) waiting += g["waiting"].get_bool().value() ? 1 : 0;
+  const long long gpus = number_at(item, "/gpus");
+  const auto says = [&] {
+    return metric(port, "workload_map_workloads{" + labels + "}") == 1 &&
+           metric(port, "workload_map_workload_pods{" + labels + ",state=\"expected\"}") ==
+               number_at(item, "/pods/expected") &&
+           metric(port, "workload_map_workload_pods{" + labels + ",state=\"scheduled\"}") ==
+               number_at(item, "/pods/scheduled") &&
+           metric(port, "workload_map_workload_requests{" + labels + ",resource=\"nvidia.com/gpu\"}") ==
+               (gpus > 0 ? gpus : -1) &&
+           metric(port, waiting_series) == (waiting > 0 ? waiting : -1);
+  };
+  const bool said = eventually(says, std::chrono::seconds(10));
+  std::string series;
+  std::istringstream text(HttpsClient(port).get("/metrics").body);
+  for (std::string line; std::getline(text, line);)
+    if (line.find(string_at(item, "/namespace")) != std::string::npos) series += line + "\n";
+  INFO("the webhook's series of the namespace:\n" << series);
+  CHECK(said);
+}
+
 }  // namespace
 
 std::string check_live(const std::string& ns, const std::string& policy_yaml, const std::string& kind,
@@ -207,6 +238,7 @@ std::string check_live(const std::string& ns, const std::string& policy_yaml, co
   CHECK(number_at(item, "/pods/scheduled") == expected.scheduled);
   if (expected.gpus >= 0) CHECK(number_at(item, "/gpus") == expected.gpus);
   CHECK(string_at(item, "/gang/summary").starts_with(expected.gang));
+  if (expected.metrics_port) check_metrics(expected.metrics_port, item);
   if (!expected.describe) return {};
   // describe quotes the scheduler's gang objects, word for word: each reason is in the object the API server holds.
   simdjson::dom::parser described_parser;

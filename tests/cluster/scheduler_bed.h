@@ -73,10 +73,12 @@ struct LiveExpectation {
   long long pods = 0, scheduled = 0, gpus = -1;
   std::string gang;
   bool describe = true;  // ask `describe` too
+  // A webhook serving with --workload-metrics: its gauges must count the workload as `get` shows it (within seconds).
+  uint16_t metrics_port = 0;
 };
-// Checks `get`, then (unless told not to) asks `describe` and checks that every word it quotes from the scheduler's
-// gang objects is in the object as the API server holds it; returns what describe says of the workload (the gang
-// objects' words, then the reasons, one per line).
+// Checks `get` (and the webhook's workload metrics when a port is given), then (unless told not to) asks `describe` and
+// checks that every word it quotes from the scheduler's gang objects is in the object as the API server holds it;
+// returns what describe says of the workload (the gang objects' words, then the reasons, one per line).
 std::string check_live(const std::string& ns, const std::string& policy_yaml, const std::string& kind,
                        const std::string& name, const LiveExpectation& expected);
 

@@ -17,6 +17,7 @@
 #include "kube/trim.h"
 #include "mapper/catalog/definition_loader.h"
 #include "policy/state_store.h"
+#include "tests/support/fake_api.h"
 #include "tests/support/result_matchers.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
@@ -354,3 +355,44 @@ TEST_CASE("watch events: objects with their resourceVersion, bookmarks, 410 Gone
   CHECK(kube::decode_watch_event(R"({"type":"RENAMED","object":{}})", parser).error() ==
         "a watch event of unknown type \"RENAMED\"");
 }
+
+namespace wm {
+
+TEST_CASE("a reflector types list items by their collection, and hands over what its handler keeps of each") {
+  test::FakeApi api;
+  // A list item has no apiVersion or kind of its own; its owner reference's are not its.
+  api.answer("GET", "/apis/batch/v1/jobs", 200,
+             R"({"metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","ownerReferences":[)"
+             R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","name":"t","uid":"1"}]}}]})");
+  api.answer("WATCH", "/apis/batch/v1/jobs", 200,
+             R"({"type":"ADDED","object":{"kind":"Job","apiVersion":"batch/v1","metadata":{"name":"b"}}})"
+             "\n");
+  for (const bool keeping : {false, true}) {
+    kube::KeepObject keep;
+    if (keeping)
+      keep = [](simdjson::dom::element o) { return "{\"name\":\"" + test::string_at(o, "/metadata/name") + "\"}"; };
+    std::atomic<bool> stop{false};
+    std::vector<std::string> listed, changed;
+    kube::Reflector reflector(api, {"/apis/batch/v1/jobs", "batch/v1", "Job", "", keep},
+                              {[&](std::vector<std::string> objects) { listed = std::move(objects); },
+                               [&](kube::EventType, const std::string& object) {
+                                 changed.push_back(object);
+                                 stop = true;
+                               },
+                               [](const std::string&) {},
+                               {}});
+    std::thread running([&] { reflector.run(stop); });
+    running.join();
+    REQUIRE(listed.size() == 1);
+    REQUIRE(changed.size() == 1);
+    if (keeping) {
+      CHECK(listed[0] == R"({"name":"a"})");
+      CHECK(changed[0] == R"({"name":"b"})");
+    } else {
+      CHECK(listed[0].starts_with(R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"a",)"));
+      CHECK(changed[0] == R"({"kind":"Job","apiVersion":"batch/v1","metadata":{"name":"b"}})");
+    }
+  }
+}
+
+}  // namespace wm
