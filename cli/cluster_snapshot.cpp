@@ -7,6 +7,7 @@
 #include "base/json/json_read.h"
 #include "cli/catalog_options.h"
 #include "cli/cluster_reader.h"
+#include "cli/file_api.h"
 #include "controllers/karta_check.h"
 #include "controllers/reference_watch.h"
 #include "kube/client.h"
@@ -145,7 +146,15 @@ void add_cluster_options(CLI::App& command, ClusterOptions& o) {
   CLI::Option* kubeconfig =
       command.add_option("--kubeconfig", o.kubeconfig,
                          "the kubeconfig whose current context to read (default $KUBECONFIG, ~/.kube/config)");
-  command.add_flag("--in-cluster", o.in_cluster, "read the cluster of the pod this runs in")->excludes(kubeconfig);
+  CLI::Option* in_cluster =
+      command.add_flag("--in-cluster", o.in_cluster, "read the cluster of the pod this runs in")->excludes(kubeconfig);
+  command
+      .add_option("-f,--filename", o.files,
+                  "the offline view: read these files' objects (what `kubectl get -o yaml` saves: the workloads, their "
+                  "pods, the gang objects, Events) instead of a cluster; every namespace unless -n")
+      ->excludes(kubeconfig)
+      ->excludes(in_cluster)
+      ->check(CLI::ExistingFile);
   CLI::Option* all = command.add_flag("-A,--all-namespaces", o.all_namespaces, "every namespace");
   command.add_option("-n,--namespace", o.namespace_name, "the namespace (default: the context's, else default)")
       ->excludes(all);
@@ -160,6 +169,13 @@ void add_cluster_options(CLI::App& command, ClusterOptions& o) {
 }
 
 std::optional<ClusterRead> read_cluster(const ClusterOptions& o, const ReadExtras& extras) {
+  if (!o.files.empty()) {
+    auto files = FileApi::read(o.files);
+    if (!files) return std::nullopt;
+    ClusterOptions offline = o;
+    offline.all_namespaces = o.namespace_name.empty();
+    return read_cluster(*files, offline, extras, "");
+  }
   Result<kube::Config> config = cluster_config(o);
   if (!config) {
     std::cerr << "no cluster to read: " << config.error() << "\n";

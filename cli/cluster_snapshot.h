@@ -23,8 +23,10 @@ struct ClusterOptions {
   std::string policy_namespace = "workload-map";  // where the installed webhook's policy ConfigMap is
   bool in_cluster = false, all_namespaces = false;
   std::vector<std::string> dirs;
+  std::vector<std::string> files;  // -f: the offline view, of these files' objects (cli/file_api.h)
 };
-// --kubeconfig, --in-cluster, -n/--namespace, -A/--all-namespaces, --policy, --policy-namespace, --definitions.
+// --kubeconfig, --in-cluster, -f/--filename, -n/--namespace, -A/--all-namespaces, --policy, --policy-namespace,
+// --definitions.
 void add_cluster_options(CLI::App& command, ClusterOptions& options);
 
 struct ClusterRead {
