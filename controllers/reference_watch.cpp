@@ -27,9 +27,11 @@ std::map<std::string, catalog::GroupVersionKind> referenced_kinds(const policy::
       const catalog::GroupVersionKind& queues = state.policy->profile(name)->queues.object;
       if (!queues.kind.empty()) wanted.emplace(queues.group + "/" + queues.kind, queues);
       // And their topology objects, where a rule names a topology: admission warns of a level none of them has.
-      const catalog::GroupVersionKind& topologies = state.policy->profile(name)->topologies.object;
-      if (!topologies.kind.empty() && names_a_topology)
-        wanted.emplace(topologies.group + "/" + topologies.kind, topologies);
+      const policy::TopologySource& topologies = state.policy->profile(name)->topologies;
+      if (!names_a_topology) continue;
+      // And what names them (Kueue's ResourceFlavors): a topology none names is not placed by.
+      for (const catalog::GroupVersionKind* k : {&topologies.object, &topologies.named_by})
+        if (!k->kind.empty()) wanted.emplace(k->group + "/" + k->kind, *k);
     }
   }
   return wanted;

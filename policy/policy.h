@@ -66,12 +66,17 @@ struct QueueSource {
 
 // Where a profile's scheduler keeps the topologies a gang's levels must belong to: a kind of object whose `levels` (a
 // JSON Pointer, `*` for each item of an array) are node label keys; the one named as the policy's topology when
-// `by_name` (KAI's Topology), else any of them (Kueue's, which a ResourceFlavor names). Watched by the cluster side, so
+// `by_name` (KAI's Topology), else any of them, or any that an object of `named_by` names (Kueue's, a ResourceFlavor's
+// spec.topologyName). Watched by the cluster side, so
 // that admission warns of a level no such object has: the scheduler leaves the gang pending.
 struct TopologySource {
   catalog::GroupVersionKind object;  // no kind: nothing to check
   bool by_name = false;
   std::string levels;
+  // The objects a topology counts only once one of them names it (Kueue's ResourceFlavors, spec.topologyName): the
+  // kind and a JSON Pointer to the name. No kind: every topology object counts.
+  catalog::GroupVersionKind named_by;
+  std::string named_by_pointer;
 };
 
 // Where a profile's scheduler records a gang's state once admitted, for `get` and `describe`: the kind of object

@@ -149,9 +149,18 @@ class PolicyReader : public yaml::YamlReader {
 
   TopologySource topology_objects(const YAML::Node& node, const std::string& field) {
     TopologySource t;
-    if (!node.IsDefined() || !map(node, field, {"apiVersion", "kind", "byName", "levels"})) return t;
+    if (!node.IsDefined() || !map(node, field, {"apiVersion", "kind", "byName", "levels", "namedBy"})) return t;
     t.object = object_kind(node, field, "topologies'");
     t.by_name = boolean(node["byName"], field + ".byName", false);
+    if (YAML::Node named_by = node["namedBy"];
+        named_by.IsDefined() && map(named_by, field + ".namedBy", {"apiVersion", "kind", "name"})) {
+      t.named_by = object_kind(named_by, field + ".namedBy", "naming");
+      t.named_by_pointer = pointer(named_by["name"], field + ".namedBy.name");
+      if (t.named_by.kind.empty() || t.named_by_pointer.empty())
+        error(named_by, field + ".namedBy",
+              "must name the objects that name a topology by apiVersion and kind, and where the name is "
+              "(name: /spec/topologyName)");
+    }
     if (node["levels"].IsScalar() && node["levels"].Scalar().starts_with("/"))
       t.levels = node["levels"].Scalar();
     else

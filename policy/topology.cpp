@@ -1,6 +1,7 @@
 #include "policy/topology.h"
 
 #include <algorithm>
+#include <set>
 
 #include "base/json/json_read.h"
 #include "mapper/view/gangs.h"
@@ -61,6 +62,25 @@ std::vector<std::string> object_levels(simdjson::dom::element object, std::strin
   return out;
 }
 
+namespace {
+
+// The names the objects of `source.named_by` give (Kueue's ResourceFlavors' spec.topologyName); nothing when the
+// source has no such kind or it is not listed yet (then every topology object counts).
+std::optional<std::set<std::string>> named_topologies(const TopologySource& source, const view::ReferenceStore& held) {
+  const catalog::GroupVersionKind& kind = source.named_by;
+  if (kind.kind.empty() || !held.holds_kind(kind.group, kind.kind)) return std::nullopt;
+  std::set<std::string> names;
+  simdjson::dom::parser parser;
+  for (const auto& json : held.objects_of(kind.group, kind.kind)) {
+    simdjson::dom::element object;
+    if (parser.parse(*json).get(object) != simdjson::SUCCESS) continue;
+    if (std::string_view name = json::string_at(object, source.named_by_pointer); !name.empty()) names.emplace(name);
+  }
+  return names;
+}
+
+}  // namespace
+
 std::optional<std::string> missing_topology_level(const TopologySource& source, const view::ReferenceStore& held,
                                                   const catalog::TopologyConstraint& topology) {
   const catalog::GroupVersionKind& kind = source.object;
@@ -74,21 +94,38 @@ std::optional<std::string> missing_topology_level(const TopologySource& source, 
     objects.push_back(std::move(named));
   else
     return "no " + what + " named " + topology.topology_name + " exists";
-  std::vector<std::string> known;
+  const std::optional<std::set<std::string>> counted = named_topologies(source, held);
+  const std::string namer = source.named_by.api_version() + " " + source.named_by.kind;
+  std::vector<std::string> known, unnamed_with_level;
   simdjson::dom::parser parser;
   for (const auto& json : objects) {
     simdjson::dom::element object;
     if (parser.parse(*json).get(object) != simdjson::SUCCESS) continue;
-    for (const auto& l : object_levels(object, source.levels)) {
+    const std::string name(json::string_at(object, "/metadata/name"));
+    const std::vector<std::string> levels = object_levels(object, source.levels);
+    if (counted && !counted->count(name)) {  // the scheduler never places by it
+      if (std::find(levels.begin(), levels.end(), level) != levels.end()) unnamed_with_level.push_back(name);
+      continue;
+    }
+    for (const auto& l : levels) {
       if (l == level) return std::nullopt;
       if (std::find(known.begin(), known.end(), l) == known.end()) known.push_back(l);
     }
   }
+  if (!unnamed_with_level.empty()) {
+    std::string names;
+    for (const auto& n : unnamed_with_level) names += (names.empty() ? "" : ", ") + n;
+    return "level " + level + " is only in " + what + " " + names + ", which no " + namer + " names (" +
+           source.named_by_pointer + ")";
+  }
   if (objects.empty()) return "no " + what + " exists";
+  if (counted && known.empty()) return "no " + namer + " names a " + what + " (" + source.named_by_pointer + ")";
   std::string listed;
   for (const auto& l : known) listed += (listed.empty() ? "" : ", ") + l;
   return "level " + level + " is not among the levels of " +
-         (source.by_name ? what + " " + topology.topology_name : "any " + what) + " (" + listed + ")";
+         (source.by_name ? what + " " + topology.topology_name
+                         : (counted ? "any " + what + " a " + namer + " names" : "any " + what)) +
+         " (" + listed + ")";
 }
 
 }  // namespace wm::policy

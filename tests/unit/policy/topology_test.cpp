@@ -252,6 +252,31 @@ TEST_CASE("topology: a profile's topology objects, and a level the scheduler has
         "level topology.kubernetes.io/zone is not among the levels of any kueue.x-k8s.io/v1beta2 Topology "
         "(example.com/block, example.com/rack, kubernetes.io/hostname)");
 
+  // Kueue places only by a Topology a ResourceFlavor names (spec.topologyName), as the shipped profile's namedBy says.
+  TopologySource flavored = kueue;
+  flavored.named_by = {"kueue.x-k8s.io", "v1beta2", "ResourceFlavor"};
+  flavored.named_by_pointer = "/spec/topologyName";
+  auto flavor = [](const std::string& name, const std::string& topology) {
+    return R"({"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"ResourceFlavor","metadata":{"name":")" + name +
+           R"("},"spec":{"nodeLabels":{"pool":"a"})" +
+           (topology.empty() ? std::string() : R"(,"topologyName":")" + topology + "\"") + "}}";
+  };
+  CHECK_FALSE(missing_topology_level(flavored, held, rack));  // no flavor listed yet: every Topology counts
+  held.replace_kind("kueue.x-k8s.io", "ResourceFlavor", {flavor("gpus", "")});
+  CHECK(missing_topology_level(flavored, held, rack) ==
+        "level example.com/rack is only in kueue.x-k8s.io/v1beta2 Topology default, which no kueue.x-k8s.io/v1beta2 "
+        "ResourceFlavor names (/spec/topologyName)");
+  CHECK(missing_topology_level(flavored, held, zone) ==
+        "no kueue.x-k8s.io/v1beta2 ResourceFlavor names a kueue.x-k8s.io/v1beta2 Topology (/spec/topologyName)");
+  held.replace_kind("kueue.x-k8s.io", "ResourceFlavor", {flavor("gpus", "hosts")});
+  CHECK_FALSE(missing_topology_level(flavored, held, host));
+  CHECK(missing_topology_level(flavored, held, rack).value_or("").starts_with("level example.com/rack is only in"));
+  held.replace_kind("kueue.x-k8s.io", "ResourceFlavor", {flavor("gpus", "hosts"), flavor("racks", "default")});
+  CHECK_FALSE(missing_topology_level(flavored, held, rack));
+  CHECK(missing_topology_level(flavored, held, zone) ==
+        "level topology.kubernetes.io/zone is not among the levels of any kueue.x-k8s.io/v1beta2 Topology a "
+        "kueue.x-k8s.io/v1beta2 ResourceFlavor names (example.com/block, example.com/rack, kubernetes.io/hostname)");
+
   // Volcano's HyperNodes: one level each, the tier name label discovery gives it.
   const TopologySource volcano{{"topology.volcano.sh", "v1alpha1", "HyperNode"}, false, "/spec/tierName"};
   held.replace_kind("topology.volcano.sh", "HyperNode",
@@ -266,7 +291,12 @@ TEST_CASE("topology: a profile's topology objects, and a level the scheduler has
   for (const auto& [body, field] : std::vector<std::pair<std::string, std::string>>{
            {"{apiVersion: kai.scheduler/v1alpha1, kind: Topology, levels: spec.levels}", "levels"},
            {"{apiVersion: kai.scheduler/v1alpha1, levels: /spec/levels/*/nodeLabel}", ""},
-           {"{apiVersion: kai.scheduler/v1alpha1, kind: Topology, levels: /l, byname: true}", ".byname"}}) {
+           {"{apiVersion: kai.scheduler/v1alpha1, kind: Topology, levels: /l, byname: true}", ".byname"},
+           {"{apiVersion: kueue.x-k8s.io/v1beta2, kind: Topology, levels: /l, namedBy: {kind: ResourceFlavor}}",
+            ".namedBy"},
+           {"{apiVersion: kueue.x-k8s.io/v1beta2, kind: Topology, levels: /l, namedBy: {apiVersion: kueue.x-k8s.io/"
+            "v1beta2, kind: ResourceFlavor, name: spec.topologyName}}",
+            ".namedBy.name"}}) {
     INFO(body);
     yaml::Diagnostics errors;
     CHECK_FALSE(
