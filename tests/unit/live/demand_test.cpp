@@ -97,7 +97,7 @@ TEST_CASE("live store: a workload's pods, Jobs and PodGroup, in whatever order t
   CHECK(store.counts().objects == 2);
 }
 
-TEST_CASE("live store: a counted pod keeps a fraction of itself; one that may be a workload keeps its spec") {
+TEST_CASE("live store: a counted pod keeps a fraction of itself, one that may be a workload keeps its spec") {
   const catalog::Catalog& catalog = test::builtin_catalog();
   simdjson::dom::parser parser;
   std::string full = pod("w-0", "paralleljobs-workers-0", "job-w", "n1", "Running");
@@ -122,7 +122,7 @@ TEST_CASE("live store: a counted pod keeps a fraction of itself; one that may be
                                                         R"("spec":{"x":1}})");
 }
 
-TEST_CASE("demand totals: series per namespace, kind and phase; a series goes with its last workload") {
+TEST_CASE("demand totals: series per namespace, kind and phase, and a series goes with its last workload") {
   DemandTotals totals;
   WorkloadDemand a{"team-a", "JobSet", "Pending", "kai-scheduler", {5, 5, 0, 0}, {}, 1};
   a.requests.insert_or_assign("nvidia.com/gpu", view::Quantity::units(20));
