@@ -63,16 +63,8 @@ void WorkloadDemandWatch::watch_kind(const catalog::GroupVersionKind& gvk, const
       for (const auto& v : d->versions.empty() ? std::vector<std::string>{d->gvk.version} : d->versions)
         versions.push_back(v);
   if (versions.empty()) versions.push_back(gvk.version);
-  std::optional<kube::Resource> resource;
-  kube::Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
-  while (!resource && !stop.load()) {
-    for (const auto& v : versions)
-      if (auto found = cluster_.discovery.find(gvk.group, v, gvk.kind)) {
-        resource = *found;
-        break;
-      }
-    if (!resource && !kube::sleep_unless_stopped(backoff.next(), stop)) return;
-  }
+  const std::optional<kube::Resource> resource =
+      cluster_.discovery.find_once_served(gvk.group, versions, gvk.kind, stop, [](const std::string&) {});
   if (!resource) return;
   const std::string resource_name = resource->plural + (gvk.group.empty() ? "" : "." + gvk.group);
   const catalog::GroupVersionKind served{gvk.group, resource->version, gvk.kind};

@@ -44,12 +44,22 @@ Result<Resource> Discovery::find(const std::string& group, const std::string& ve
 std::optional<Resource> Discovery::find_once_served(const std::string& group, const std::string& version,
                                                     const std::string& kind, const std::atomic<bool>& stop,
                                                     const std::function<void(const std::string& error)>& not_yet) {
+  return find_once_served(group, std::vector<std::string>{version}, kind, stop, not_yet);
+}
+
+std::optional<Resource> Discovery::find_once_served(const std::string& group, const std::vector<std::string>& versions,
+                                                    const std::string& kind, const std::atomic<bool>& stop,
+                                                    const std::function<void(const std::string& error)>& not_yet) {
   Backoff backoff(std::chrono::seconds(1), std::chrono::minutes(2));
   bool said = false;
   while (!stop.load()) {
-    auto resource = find(group, version, kind);
-    if (resource) return std::move(*resource);
-    if (!said) not_yet(resource.error());
+    std::string error = "no version of " + kind + " to look for";
+    for (const auto& version : versions) {
+      auto resource = find(group, version, kind);
+      if (resource) return std::move(*resource);
+      if (version == versions.front()) error = resource.error();
+    }
+    if (!said) not_yet(error);
     said = true;
     if (!sleep_unless_stopped(backoff.next(), stop)) break;
   }

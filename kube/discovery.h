@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "kube/api.h"
@@ -40,6 +41,10 @@ class Discovery {
   // find(), again with back-off (1 s doubling to 2 min) until the kind is served; nothing once `stop` is set.
   // `not_yet` hears the first failure (a CRD not installed yet, say).
   std::optional<Resource> find_once_served(const std::string& group, const std::string& version,
+                                           const std::string& kind, const std::atomic<bool>& stop,
+                                           const std::function<void(const std::string& error)>& not_yet);
+  // The same for the first of `versions` that is served (the API server converts between them).
+  std::optional<Resource> find_once_served(const std::string& group, const std::vector<std::string>& versions,
                                            const std::string& kind, const std::atomic<bool>& stop,
                                            const std::function<void(const std::string& error)>& not_yet);
 
